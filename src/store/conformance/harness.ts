@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { Store, WorkflowRef } from '../store.ts';
+
+/** One isolated, migrated database for one test. */
+export interface TestDatabase {
+  store: Store;
+  /** Another connection to the same database, as another process would have. */
+  openAnother(): Promise<Store>;
+  /** Raw SQL against the database (with `?` placeholders), for checks the interface cannot make. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  destroy(): Promise<void>;
+}
+
+/** What a backend provides to join the conformance suite. */
+export interface StoreHarness {
+  name: string;
+  /** A fresh database; `targetSchemaVersion` stops the migrations early (upgrade tests). */
+  create(options?: { targetSchemaVersion?: number }): Promise<TestDatabase>;
+  /** An upgrade of the same database to the latest schema. */
+  reopenLatest(database: TestDatabase): Promise<Store>;
+}
+
+export const testWorkflow: WorkflowRef = { name: 'test', version: 1 };
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A session with a first run, ready to be claimed. */
+export async function createTestSession(store: Store, overrides: { ownerId?: string; title?: string; question?: string } = {}) {
+  return store.createSession({
+    ownerId: overrides.ownerId ?? 'local',
+    title: overrides.title ?? 'A test session',
+    question: overrides.question ?? 'What is being tested?',
+    workflow: testWorkflow,
+    message: { role: 'user', content: overrides.question ?? 'What is being tested?' },
+    run: { kind: 'initial', input: { question: overrides.question ?? 'What is being tested?' } },
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Resolves when `check` returns true, polling; rejects after `timeoutMs`. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}

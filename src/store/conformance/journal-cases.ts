@@ -1,0 +1,127 @@
+import { expect, it } from 'vitest';
+import { createTestSession, type TestDatabase } from './harness.ts';
+import { expectCode } from './session-cases.ts';
+
+async function claimedSession(database: TestDatabase) {
+  const session = await createTestSession(database.store);
+  const lease = await database.store.claimSession({ sessionId: session.id, workerId: 'worker-1', ttlMs: 30_000 });
+  return { session, lease, runId: session.currentRunId! };
+}
+
+export function journalCases(use: () => TestDatabase): void {
+  it('records steps in first-recording order and counts attempts', async () => {
+    const database = use();
+    const { store } = database;
+    const { lease, runId } = await claimedSession(database);
+    await store.beginStep(lease, { runId, key: 'plan', phase: 'plan', kind: 'task', input: { question: 'q' } });
+    await store.beginStep(lease, { runId, key: 'search-1', phase: 'search', kind: 'task' });
+    await store.completeStep(lease, { runId, key: 'search-1', output: ['result'] });
+    // The worker died during "plan"; the next attempt begins it again.
+    const retried = await store.beginStep(lease, { runId, key: 'plan', phase: 'plan', kind: 'task', input: { question: 'q' } });
+    expect(retried).toMatchObject({ seq: 1, attempts: 2, status: 'running' });
+    await store.completeStep(lease, { runId, key: 'plan', output: { queries: ['a', 'b'] } });
+    const journal = await store.loadJournal(runId);
+    expect(journal.map((step) => [step.key, step.seq, step.status, step.attempts])).toEqual([
+      ['plan', 1, 'completed', 2],
+      ['search-1', 2, 'completed', 1],
+    ]);
+    expect(journal[0]!.input).toEqual({ question: 'q' });
+    expect(journal[0]!.output).toEqual({ queries: ['a', 'b'] });
+  });
+
+  it('refuses to begin a completed step again and to complete a step never begun', async () => {
+    const database = use();
+    const { store } = database;
+    const { lease, runId } = await claimedSession(database);
+    await store.recordStep(lease, { runId, key: 'done', kind: 'task', output: 1 });
+    await expectCode(store.beginStep(lease, { runId, key: 'done', kind: 'task' }), 'CONFLICT');
+    await expectCode(store.completeStep(lease, { runId, key: 'never-begun', output: 1 }), 'STEP_NOT_FOUND');
+    expect((await store.loadJournal(runId)).map((step) => step.key)).toEqual(['done']);
+  });
+
+  it('round-trips undefined, null and nested outputs exactly', async () => {
+    const database = use();
+    const { store } = database;
+    const { lease, runId } = await claimedSession(database);
+    await store.recordStep(lease, { runId, key: 'undefined', kind: 'task', output: undefined });
+    await store.recordStep(lease, { runId, key: 'null', kind: 'task', output: null });
+    await store.recordStep(lease, { runId, key: 'nested', kind: 'task', output: { a: [1, 'two', { three: true }], unicode: 'naïve – ✓' } });
+    const [first, second, third] = await store.loadJournal(runId);
+    expect(first!.output).toBeUndefined();
+    expect(second!.output).toBeNull();
+    expect(third!.output).toEqual({ a: [1, 'two', { three: true }], unicode: 'naïve – ✓' });
+  });
+
+  it('keeps the prompt, model and usage of an LLM step, loaded only on request', async () => {
+    const database = use();
+    const { store } = database;
+    const { session, lease, runId } = await claimedSession(database);
+    const usage = { model: 'fake:model', inputTokens: 120, outputTokens: 30, totalTokens: 150, costUsd: 0.0012, latencyMs: 850 };
+    await store.beginStep(lease, { runId, key: 'plan', phase: 'plan', kind: 'llm' });
+    await store.completeStep(lease, { runId, key: 'plan', output: 'the plan', usage, prompt: { system: 'You plan research.', user: 'Plan: q' } });
+    const [journaled] = await store.loadJournal(runId);
+    expect(journaled).toMatchObject({ kind: 'llm', usage, output: 'the plan' });
+    expect(journaled).not.toHaveProperty('prompt');
+    expect((await store.getStep(runId, 'plan')).prompt).toEqual({ system: 'You plan research.', user: 'Plan: q' });
+    const [listed] = await store.listSteps(session.id, { includePrompts: true });
+    expect(listed!.prompt).toEqual({ system: 'You plan research.', user: 'Plan: q' });
+    const [withoutPrompt] = await store.listSteps(session.id, { phase: 'plan' });
+    expect(withoutPrompt!.prompt).toBeNull();
+  });
+
+  it('stores a large payload once, however many steps and sessions refer to it', async () => {
+    const database = use();
+    const { store } = database;
+    const { lease, runId } = await claimedSession(database);
+    const page = 'A fetched page. '.repeat(700);
+    await store.recordStep(lease, { runId, key: 'fetch-1', kind: 'task', output: page });
+    await store.recordStep(lease, { runId, key: 'fetch-2', kind: 'task', output: page });
+    const other = await claimedSession(database);
+    await store.recordStep(other.lease, { runId: other.runId, key: 'fetch', kind: 'task', output: page });
+    const blobs = await database.query<{ n: number; bytes: number }>('SELECT COUNT(*) AS n, SUM(size) AS bytes FROM blobs');
+    expect(Number(blobs[0]!.n)).toBe(1);
+    expect(Number(blobs[0]!.bytes)).toBe(JSON.stringify(page).length);
+    expect((await store.loadJournal(runId)).map((step) => step.output)).toEqual([page, page]);
+  });
+
+  it('marks steps superseded on rewind: kept, not replayed, and the key can be recorded again', async () => {
+    const database = use();
+    const { store } = database;
+    const { session, lease, runId } = await claimedSession(database);
+    for (const [key, phase] of [['plan', 'plan'], ['search', 'search'], ['write', 'write']] as const) {
+      await store.recordStep(lease, { runId, key, phase, kind: 'task', output: key });
+    }
+    expect(await store.supersedeSteps(lease, { runId, fromSeq: 2 })).toBe(2);
+    expect((await store.loadJournal(runId)).map((step) => step.key)).toEqual(['plan']);
+    expect((await store.getSession(session.id)).progress).toEqual({ phase: 'plan', completedSteps: 1, knownSteps: 1, nextStep: null });
+    const again = await store.recordStep(lease, { runId, key: 'search', phase: 'search', kind: 'task', output: 'search again' });
+    expect(again.seq).toBe(4);
+    const everything = await store.loadJournal(runId, { includeSuperseded: true });
+    expect(everything.map((step) => [step.key, step.status])).toEqual([
+      ['plan', 'completed'],
+      ['search', 'superseded'],
+      ['write', 'superseded'],
+      ['search', 'completed'],
+    ]);
+  });
+
+  it('records failures with their error and keeps them as the next step', async () => {
+    const database = use();
+    const { store } = database;
+    const { session, lease, runId } = await claimedSession(database);
+    await store.beginStep(lease, { runId, key: 'fetch', phase: 'read', kind: 'task' });
+    const failed = await store.failStep(lease, { runId, key: 'fetch', error: { code: 'FETCH_FAILED', message: 'timeout' } });
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'FETCH_FAILED', message: 'timeout' } });
+    expect((await store.getSession(session.id)).progress.nextStep).toBe('fetch');
+    const retried = await store.beginStep(lease, { runId, key: 'fetch', phase: 'read', kind: 'task' });
+    expect(retried).toMatchObject({ status: 'running', attempts: 2, error: null });
+  });
+
+  it('refuses a journal payload over the size limit without writing', async () => {
+    const database = use();
+    const { store } = database;
+    const { lease, runId } = await claimedSession(database);
+    await expectCode(store.recordStep(lease, { runId, key: 'huge', kind: 'task', output: 'x'.repeat(17 * 1024 * 1024) }), 'PAYLOAD_TOO_LARGE', 'output');
+    expect(await store.loadJournal(runId)).toEqual([]);
+  });
+}

@@ -1,0 +1,37 @@
+import { expect, it } from 'vitest';
+import { latestSchemaVersion } from '../migrations/index.ts';
+import { createTestSession, type StoreHarness } from './harness.ts';
+
+export function migrationCases(harness: StoreHarness): void {
+  it('migrates a database made by an older schema version, keeping its data', async () => {
+    const database = await harness.create({ targetSchemaVersion: 1 });
+    try {
+      expect(database.store.info().schemaVersion).toBe(1);
+      const session = await createTestSession(database.store, { title: 'Made under version 1' });
+      await database.store.close();
+      const upgraded = await harness.reopenLatest(database);
+      try {
+        expect(upgraded.info().schemaVersion).toBe(latestSchemaVersion);
+        expect((await upgraded.getSession(session.id)).title).toBe('Made under version 1');
+        await upgraded.upsertSource({ sessionId: session.id, url: 'https://example.org/' });
+        expect(await upgraded.listSources(session.id)).toHaveLength(1);
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      await database.destroy();
+    }
+  });
+
+  it('applies each migration once when several processes open the store at once', async () => {
+    const database = await harness.create({ targetSchemaVersion: 1 });
+    try {
+      const stores = await Promise.all([harness.reopenLatest(database), harness.reopenLatest(database), harness.reopenLatest(database)]);
+      const rows = await database.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((row) => Number(row.version))).toEqual(Array.from({ length: latestSchemaVersion }, (_, index) => index + 1));
+      for (const store of stores) await store.close();
+    } finally {
+      await database.destroy();
+    }
+  });
+}

@@ -1,0 +1,172 @@
+import { expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { createTestSession, eventually, sleep, type TestDatabase } from './harness.ts';
+import { expectCode } from './session-cases.ts';
+
+export function eventCases(use: () => TestDatabase): void {
+  it('appends events with offsets that increase by one and reads after an offset', async () => {
+    const { store } = use();
+    const session = await createTestSession(store);
+    for (const type of ['run-start', 'phase-start', 'step-start']) await store.appendEvent({ sessionId: session.id, type, data: { type } });
+    const events = await store.readEvents(session.id);
+    expect(events.map((event) => [event.offset, event.type])).toEqual([
+      [1, 'session-create'],
+      [2, 'run-start'],
+      [3, 'phase-start'],
+      [4, 'step-start'],
+    ]);
+    expect((await store.readEvents(session.id, { after: 2 })).map((event) => event.offset)).toEqual([3, 4]);
+    expect((await store.readEvents(session.id, { after: 1, limit: 1 })).map((event) => event.offset)).toEqual([2]);
+    await expectCode(store.appendEvent({ sessionId: session.id, type: 'Not An Event' }), 'INVALID_INPUT', 'type');
+  });
+
+  it('keeps offsets gapless under concurrent appends from two connections', async () => {
+    const database = use();
+    const another = await database.openAnother();
+    const session = await createTestSession(database.store);
+    await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        (index % 2 === 0 ? database.store : another).appendEvent({ sessionId: session.id, type: 'step-end', data: { index } }),
+      ),
+    );
+    const offsets = (await database.store.readEvents(session.id)).map((event) => event.offset);
+    expect(offsets).toEqual(Array.from({ length: 61 }, (_, index) => index + 1));
+  });
+
+  it('wakes subscribers in this process and in another connection', async () => {
+    const database = use();
+    const another = await database.openAnother();
+    const session = await createTestSession(database.store);
+    const here: number[] = [];
+    const there: number[] = [];
+    const all: string[] = [];
+    const stopHere = database.store.subscribe(session.id, (_id, offset) => here.push(offset));
+    const stopThere = another.subscribe(session.id, (_id, offset) => there.push(offset));
+    const stopAll = another.subscribe('*', (id) => all.push(id));
+    await sleep(200); // let LISTEN connections settle
+    await database.store.appendEvent({ sessionId: session.id, type: 'run-start' });
+    await eventually(() => here.includes(2) && there.some((offset) => offset >= 2) && all.includes(session.id));
+    stopHere();
+    stopThere();
+    stopAll();
+  });
+}
+
+export function inboxCases(use: () => TestDatabase): void {
+  it('records an answer once, however many times it is delivered, and queues a waiting session', async () => {
+    const { store } = use();
+    const session = await createTestSession(store);
+    const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
+    await store.release(lease, { status: 'waiting' });
+    const first = await store.deliverInput({ sessionId: session.id, requestKey: 'outline-review', value: 'approve' });
+    expect(first).toEqual({ accepted: true, value: 'approve', queued: true });
+    const second = await store.deliverInput({ sessionId: session.id, requestKey: 'outline-review', value: 'change everything' });
+    expect(second).toEqual({ accepted: false, value: 'approve', queued: false });
+    expect(await store.readInput(session.id, 'outline-review')).toEqual({ value: 'approve' });
+    expect(await store.readInput(session.id, 'other')).toBeUndefined();
+    expect((await store.getSession(session.id)).status).toBe('queued');
+    const receipts = (await store.readEvents(session.id)).filter((event) => event.type === 'input-receive');
+    expect(receipts).toHaveLength(1);
+  });
+}
+
+export function userCases(use: () => TestDatabase): void {
+  it('keeps users with hashed tokens and finds a user by token hash', async () => {
+    const { store } = use();
+    const hash = createHash('sha256').update('secret-token').digest('hex');
+    const user = await store.createUser({ name: 'ada' });
+    await store.addApiToken({ userId: user.id, tokenHash: hash, label: 'laptop' });
+    expect(await store.findUserByTokenHash(hash)).toEqual(user);
+    expect(await store.findUserByTokenHash('0'.repeat(64))).toBeNull();
+    await expectCode(store.createUser({ name: 'ada' }), 'CONFLICT');
+    await expectCode(store.addApiToken({ userId: 'nobody', tokenHash: hash }), 'USER_NOT_FOUND');
+    await expectCode(store.addApiToken({ userId: user.id, tokenHash: 'plain-token' }), 'INVALID_INPUT', 'tokenHash');
+    expect((await store.listUsers()).map((each) => each.name)).toEqual(['ada']);
+    await store.deleteUser(user.id);
+    expect(await store.findUserByTokenHash(hash)).toBeNull();
+    await expectCode(store.deleteUser(user.id), 'USER_NOT_FOUND');
+  });
+}
+
+export function sourceAndBlobCases(use: () => TestDatabase): void {
+  it('keeps one source per URL with counters and a stable citation number', async () => {
+    const { store } = use();
+    const session = await createTestSession(store);
+    await store.upsertSource({ sessionId: session.id, url: 'https://b.example/', title: 'B', considered: 1 });
+    await store.upsertSource({ sessionId: session.id, url: 'https://a.example/', title: 'A', considered: 1, selected: 1 });
+    await store.upsertSource({ sessionId: session.id, url: 'https://a.example/', considered: 1, citation: 1, contentHash: 'abc' });
+    const sources = await store.listSources(session.id);
+    expect(sources.map((source) => [source.url, source.title, source.citation, source.timesConsidered, source.timesSelected, source.contentHash])).toEqual([
+      ['https://a.example/', 'A', 1, 2, 1, 'abc'],
+      ['https://b.example/', 'B', null, 1, 0, null],
+    ]);
+  });
+
+  it('stores blobs by content hash and returns null for unknown hashes', async () => {
+    const { store } = use();
+    const session = await createTestSession(store);
+    const hash = await store.putBlob(session.id, Buffer.from('hello'));
+    expect(hash).toBe(createHash('sha256').update('hello').digest('hex'));
+    expect(await store.putBlob(session.id, Buffer.from('hello'))).toBe(hash);
+    expect((await store.getBlob(hash))?.toString()).toBe('hello');
+    expect(await store.getBlob('f'.repeat(64))).toBeNull();
+    await expectCode(store.getBlob('not-a-hash'), 'INVALID_INPUT');
+  });
+}
+
+export function forkAndRetentionCases(use: () => TestDatabase): void {
+  it('forks the journal before a step into a new session, sharing blobs and leaving the original alone', async () => {
+    const database = use();
+    const { store } = database;
+    const session = await createTestSession(store);
+    const runId = session.currentRunId!;
+    const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
+    const page = 'long page text '.repeat(200);
+    for (const key of ['plan', 'search', 'read', 'write']) await store.recordStep(lease, { runId, key, phase: key, kind: 'task', output: `${key}: ${page}` });
+    await store.upsertSource({ sessionId: session.id, url: 'https://example.org/', runId, fence: lease });
+    await store.release(lease, { status: 'completed', runOutput: 'report' });
+    const blobsBefore = await database.query<{ n: number }>('SELECT COUNT(*) AS n FROM blobs');
+
+    const fork = await store.forkSession({ sessionId: session.id, beforeStep: 'read' });
+    expect(fork.id).not.toBe(session.id);
+    expect(fork).toMatchObject({ status: 'interrupted', title: 'A test session (fork)', progress: { completedSteps: 2, knownSteps: 2, phase: 'search' } });
+    const forkJournal = await store.loadJournal(fork.currentRunId!);
+    expect(forkJournal.map((step) => [step.key, step.output])).toEqual([
+      ['plan', `plan: ${page}`],
+      ['search', `search: ${page}`],
+    ]);
+    expect((await store.listMessages(fork.id)).map((message) => message.content)).toEqual(['What is being tested?']);
+    expect((await store.getRun(fork.currentRunId!)).status).toBe('open');
+    const blobsAfter = await database.query<{ n: number }>('SELECT COUNT(*) AS n FROM blobs');
+    expect(Number(blobsAfter[0]!.n)).toBe(Number(blobsBefore[0]!.n));
+    expect((await store.loadJournal(runId)).map((step) => step.key)).toEqual(['plan', 'search', 'read', 'write']);
+    expect((await store.getSession(session.id)).status).toBe('completed');
+    // The fork can be claimed and continued; its journal continues after the copied steps.
+    const forkLease = await store.claimSession({ sessionId: fork.id, workerId: 'w2', ttlMs: 10_000 });
+    expect((await store.recordStep(forkLease, { runId: fork.currentRunId!, key: 'read', kind: 'task', output: 'new read' })).seq).toBe(5);
+    await store.deleteSession(session.id);
+    expect((await store.loadJournal(fork.currentRunId!))[0]!.output).toBe(`plan: ${page}`);
+    await expectCode(store.forkSession({ sessionId: fork.id, beforeStep: 'no-such-step' }), 'STEP_NOT_FOUND');
+  });
+
+  it('deletes only finished sessions past the age, in batches', async () => {
+    const { store } = use();
+    const finished = [];
+    for (let index = 0; index < 5; index++) {
+      const session = await createTestSession(store);
+      const lease = await store.claimSession({ sessionId: session.id, workerId: 'w', ttlMs: 10_000 });
+      await store.release(lease, { status: index % 2 ? 'completed' : 'failed' });
+      finished.push(session.id);
+    }
+    const queued = await createTestSession(store);
+    const running = await createTestSession(store);
+    await store.claimSession({ sessionId: running.id, workerId: 'w', ttlMs: 60_000 });
+    const waiting = await createTestSession(store);
+    await store.release(await store.claimSession({ sessionId: waiting.id, workerId: 'w', ttlMs: 60_000 }), { status: 'waiting' });
+    await sleep(30);
+    expect(await store.deleteFinishedSessions({ olderThanMs: 60_000 })).toEqual({ deleted: 0 });
+    expect(await store.deleteFinishedSessions({ olderThanMs: 10, batchSize: 2 })).toEqual({ deleted: 5 });
+    const left = (await store.listSessions()).sessions.map((session) => session.id).sort();
+    expect(left).toEqual([queued.id, running.id, waiting.id].sort());
+  });
+}

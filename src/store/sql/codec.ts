@@ -1,0 +1,147 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { QuarryError, invalidInput } from '../errors.ts';
+import type { ErrorInfo, Session, SessionStatus, StepRecord, StepUsage, StepKind, StepStatus } from '../store.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+
+/** JSON payloads longer than this many characters live in the blob table, referenced by hash. */
+export const INLINE_PAYLOAD_LIMIT = 1024;
+
+export function newId(): string {
+  return randomUUID();
+}
+
+export function sha256(data: Uint8Array | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** `undefined` is stored as SQL NULL so it round-trips; everything else as JSON text. */
+export function encodeJson(value: unknown): string | null {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value);
+  if (text === undefined) throw invalidInput('payload', 'must be JSON-serializable');
+  return text;
+}
+
+export function decodeJson(text: unknown): unknown {
+  if (text === null || text === undefined) return undefined;
+  return JSON.parse(String(text));
+}
+
+export function decodeObject(text: unknown): Record<string, unknown> {
+  const value = decodeJson(text);
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}
+
+/** Stores bytes once by hash and records the session's reference to them. */
+export async function putBlobInTx(tx: SqlExecutor, nowMs: string, sessionId: string, data: Uint8Array): Promise<string> {
+  const hash = sha256(data);
+  await tx.query(`INSERT INTO blobs (hash, size, data, created_at) VALUES (?, ?, ?, ${nowMs}) ON CONFLICT (hash) DO NOTHING`, [
+    hash,
+    data.byteLength,
+    Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+  ]);
+  await tx.query('INSERT INTO blob_refs (session_id, hash) VALUES (?, ?) ON CONFLICT (session_id, hash) DO NOTHING', [sessionId, hash]);
+  return hash;
+}
+
+/** A JSON payload either inline or, when long, as a blob reference. */
+export async function storePayload(
+  tx: SqlExecutor,
+  nowMs: string,
+  sessionId: string,
+  value: unknown,
+): Promise<{ inline: string | null; blob: string | null }> {
+  const text = encodeJson(value);
+  if (text === null || text.length <= INLINE_PAYLOAD_LIMIT) return { inline: text, blob: null };
+  return { inline: null, blob: await putBlobInTx(tx, nowMs, sessionId, Buffer.from(text, 'utf8')) };
+}
+
+export function effectiveStatusSql(nowMs: string): string {
+  return `CASE WHEN status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ${nowMs}) THEN 'interrupted' ELSE status END`;
+}
+
+export function sessionColumns(nowMs: string): string {
+  return `*, ${effectiveStatusSql(nowMs)} AS effective_status, ${nowMs} AS db_now`;
+}
+
+type Row = Record<string, unknown>;
+
+function errorFrom(row: Row): ErrorInfo | null {
+  return row.error_code ? { code: String(row.error_code), message: String(row.error_message ?? '') } : null;
+}
+
+export function toSession(row: Row): Session {
+  const expiresAt = row.lease_expires_at === null ? null : Number(row.lease_expires_at);
+  return {
+    id: String(row.id),
+    ownerId: String(row.owner_id),
+    title: String(row.title),
+    question: String(row.question),
+    status: row.effective_status as SessionStatus,
+    storedStatus: row.status as SessionStatus,
+    settings: decodeObject(row.settings),
+    workflow: { name: String(row.workflow_name), version: Number(row.workflow_version) },
+    currentRunId: (row.current_run_id as string | null) ?? null,
+    progress: {
+      phase: (row.progress_phase as string | null) ?? null,
+      completedSteps: Number(row.completed_steps),
+      knownSteps: Number(row.known_steps),
+      nextStep: (row.next_step as string | null) ?? null,
+    },
+    lease:
+      row.lease_owner && expiresAt !== null
+        ? { workerId: String(row.lease_owner), epoch: Number(row.lease_epoch), expiresAt }
+        : null,
+    leaseEpoch: Number(row.lease_epoch),
+    claimCount: Number(row.claim_count),
+    stopRequested: Number(row.stop_requested) === 1,
+    error: errorFrom(row),
+    lastEventOffset: Number(row.last_event_offset),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+/** Step row → record; `input_data`/`output_data` are the joined blob bytes when the payload lives there. */
+export function toStepRecord(row: Row): StepRecord {
+  const payload = (inline: unknown, blob: unknown) =>
+    inline !== null && inline !== undefined ? decodeJson(inline) : blob ? decodeJson(Buffer.from(blob as Uint8Array).toString('utf8')) : undefined;
+  return {
+    runId: String(row.run_id),
+    key: String(row.key),
+    seq: Number(row.seq),
+    phase: (row.phase as string | null) ?? null,
+    kind: row.kind as StepKind,
+    status: row.status as StepStatus,
+    attempts: Number(row.attempts),
+    input: payload(row.input, row.input_data),
+    output: payload(row.output, row.output_data),
+    error: errorFrom(row),
+    usage: row.usage ? (decodeJson(row.usage) as StepUsage) : null,
+    startedAt: Number(row.started_at),
+    endedAt: row.ended_at === null ? null : Number(row.ended_at),
+  };
+}
+
+/** Opaque keyset cursor over (updatedAt, id). */
+export function encodeCursor(updatedAt: number, id: string): string {
+  return Buffer.from(JSON.stringify([updatedAt, id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { updatedAt: number; id: string } {
+  try {
+    const [updatedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof updatedAt === 'number' && typeof id === 'string') return { updatedAt, id };
+  } catch {
+    // fall through to the error below
+  }
+  throw invalidInput('cursor', 'not a cursor returned by a previous page');
+}
+
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+export function conflict(message: string, details: Record<string, unknown> = {}): QuarryError {
+  return new QuarryError('CONFLICT', message, { details });
+}

@@ -1,0 +1,65 @@
+import type { EventInput, Fence, OwnerScope, StoredEvent } from '../store.ts';
+import { decodeJson, encodeJson } from './codec.ts';
+import { checkFence, readSession, touchSession, type SqlContext } from './context.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+
+/** Channel of "session X has events up to offset N" notifications; payload `sessionId:offset`. */
+export const EVENTS_CHANNEL = 'events';
+
+/**
+ * Appends events with consecutive offsets. The offset counter lives on the session row, which the
+ * caller has locked (fence or touch), so concurrent appends queue up and never leave gaps.
+ */
+export async function appendEventsInTx(ctx: SqlContext, tx: SqlExecutor, sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  const rows = await tx.query<{ last_event_offset: number; now: number }>(
+    `UPDATE sessions SET last_event_offset = last_event_offset + ? WHERE id = ? RETURNING last_event_offset, ${ctx.now} AS now`,
+    [events.length, sessionId],
+  );
+  const last = Number(rows[0]!.last_event_offset);
+  const createdAt = Number(rows[0]!.now);
+  const stored: StoredEvent[] = [];
+  let offset = last - events.length;
+  for (const event of events) {
+    offset += 1;
+    await tx.query('INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES (?, ?, ?, ?, ?)', [
+      sessionId,
+      offset,
+      event.type,
+      encodeJson(event.data ?? null),
+      createdAt,
+    ]);
+    stored.push({ sessionId, offset, type: event.type, data: event.data ?? null, createdAt });
+  }
+  tx.notify(EVENTS_CHANNEL, `${sessionId}:${last}`);
+  return stored;
+}
+
+export async function appendEvent(ctx: SqlContext, input: { sessionId: string; fence?: Fence } & EventInput): Promise<StoredEvent> {
+  return ctx.driver.transaction(async (tx) => {
+    if (input.fence) await checkFence(ctx, tx, input.fence);
+    else await touchSession(ctx, tx, input.sessionId);
+    const [event] = await appendEventsInTx(ctx, tx, input.sessionId, [{ type: input.type, data: input.data }]);
+    return event!;
+  });
+}
+
+export async function readEvents(
+  ctx: SqlContext,
+  sessionId: string,
+  options: { after?: number; limit?: number } & OwnerScope = {},
+): Promise<StoredEvent[]> {
+  if (options.ownerId !== undefined) await readSession(ctx, ctx.driver, sessionId, options);
+  const rows = await ctx.driver.query<Record<string, unknown>>(
+    'SELECT * FROM events WHERE session_id = ? AND event_offset > ? ORDER BY event_offset LIMIT ?',
+    [sessionId, options.after ?? 0, options.limit ?? 1000],
+  );
+  if (rows.length === 0 && options.ownerId === undefined) await readSession(ctx, ctx.driver, sessionId);
+  return rows.map((row) => ({
+    sessionId: String(row.session_id),
+    offset: Number(row.event_offset),
+    type: String(row.type),
+    data: decodeJson(row.data) ?? null,
+    createdAt: Number(row.created_at),
+  }));
+}

@@ -1,0 +1,112 @@
+import { QuarryError } from '../errors.ts';
+import type { ForkSessionInput, Session } from '../store.ts';
+import { newId } from './codec.ts';
+import { readSession, type SqlContext } from './context.ts';
+import { appendEventsInTx } from './events.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+
+type Row = Record<string, unknown>;
+
+const STEP_COLUMNS = 'key, seq, phase, kind, status, attempts, input, input_blob, output, output_blob, prompt_blob, error_code, error_message, usage, started_at, ended_at';
+
+/** Where the copy stops: runs before the cut are copied whole, the cut run up to a step. */
+interface Cut {
+  runNumber: number;
+  seq: number;
+  startedAt: number;
+}
+
+async function findCut(tx: SqlExecutor, source: Session, beforeStep: string | undefined): Promise<Cut | null> {
+  if (beforeStep === undefined) return null;
+  const rows = await tx.query<{ seq: number; started_at: number; number: number }>(
+    `SELECT s.seq, s.started_at, r.number FROM steps s JOIN runs r ON r.id = s.run_id
+     WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`,
+    [source.currentRunId, beforeStep],
+  );
+  const row = rows[0];
+  if (!row) {
+    throw new QuarryError('STEP_NOT_FOUND', `Session "${source.id}" has no step "${beforeStep}" in its current run.`, {
+      details: { sessionId: source.id, key: beforeStep },
+    });
+  }
+  return { runNumber: Number(row.number), seq: Number(row.seq), startedAt: Number(row.started_at) };
+}
+
+/** Copies runs, journal, messages, sources and blob references; blobs themselves are shared. */
+export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Promise<Session> {
+  return ctx.driver.transaction(async (tx) => {
+    const source = await readSession(ctx, tx, input.sessionId, input);
+    const cut = await findCut(tx, source, input.beforeStep);
+    const forkId = input.newSessionId ?? newId();
+    const workflow = input.workflow ?? source.workflow;
+    await tx.query(
+      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, created_at, updated_at)
+       SELECT ?, owner_id, ?, question, 'interrupted', settings, ?, ?, ${ctx.now}, ${ctx.now} FROM sessions WHERE id = ?`,
+      [forkId, input.title ?? `${source.title} (fork)`, workflow.name, workflow.version, source.id],
+    );
+    await tx.query('INSERT INTO blob_refs (session_id, hash) SELECT ?, hash FROM blob_refs WHERE session_id = ?', [forkId, source.id]);
+
+    const runs = await tx.query<Row>('SELECT * FROM runs WHERE session_id = ? ORDER BY number', [source.id]);
+    let currentRunId: string | null = null;
+    for (const run of runs) {
+      const number = Number(run.number);
+      if (cut && number > cut.runNumber) break;
+      const partial = cut !== null && number === cut.runNumber;
+      const runId = newId();
+      currentRunId = runId;
+      await tx.query(
+        `INSERT INTO runs (id, session_id, number, kind, input, status, output, next_seq, created_at, ended_at)
+         SELECT ?, ?, number, kind, input, ${partial ? "'open'" : 'status'}, ${partial ? 'NULL' : 'output'}, next_seq, created_at,
+           ${partial ? 'NULL' : 'ended_at'} FROM runs WHERE id = ?`,
+        [runId, forkId, run.id],
+      );
+      await tx.query(
+        `INSERT INTO steps (run_id, session_id, ${STEP_COLUMNS}) SELECT ?, ?, ${STEP_COLUMNS} FROM steps
+         WHERE run_id = ? AND status <> 'superseded'${partial ? ' AND seq < ?' : ''} ORDER BY seq`,
+        partial ? [runId, forkId, run.id, cut.seq] : [runId, forkId, run.id],
+      );
+      await tx.query(
+        `INSERT INTO messages (id, session_id, seq, role, content, run_id, phase, created_at)
+         SELECT ${ctx.driver.dialect.randomId}, ?, seq, role, content, ?, phase, created_at
+         FROM messages WHERE session_id = ? AND run_id = ?${partial ? ' AND created_at <= ?' : ''}`,
+        partial ? [forkId, runId, source.id, run.id, cut.startedAt] : [forkId, runId, source.id, run.id],
+      );
+      await tx.query(
+        `INSERT INTO sources (id, session_id, url, title, content_hash, citation, times_considered, times_selected, metadata, run_id, created_at)
+         SELECT ${ctx.driver.dialect.randomId}, ?, url, title, content_hash,
+           citation, times_considered, times_selected, metadata, ?, created_at
+         FROM sources WHERE session_id = ? AND run_id = ?${partial ? ' AND created_at < ?' : ''}`,
+        partial ? [forkId, runId, source.id, run.id, cut.startedAt] : [forkId, runId, source.id, run.id],
+      );
+    }
+    await refreshForkCounters(tx, forkId, currentRunId);
+    await appendEventsInTx(ctx, tx, forkId, [{ type: 'session-fork', data: { from: source.id, beforeStep: input.beforeStep ?? null } }]);
+    return readSession(ctx, tx, forkId);
+  });
+}
+
+async function refreshForkCounters(tx: SqlExecutor, forkId: string, runId: string | null): Promise<void> {
+  const runCount = await tx.query<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE session_id = ?', [forkId]);
+  // Messages keep their seq; the counter continues after the highest one.
+  const maxSeq = await tx.query<{ n: number | null }>('SELECT MAX(seq) AS n FROM messages WHERE session_id = ?', [forkId]);
+  const counts = await tx.query<{ known: number; completed: number }>(
+    `SELECT COUNT(*) AS known, COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed FROM steps WHERE run_id = ?`,
+    [runId],
+  );
+  const phase = await tx.query<{ phase: string | null }>("SELECT phase FROM steps WHERE run_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT 1", [runId]);
+  const next = await tx.query<{ key: string }>("SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1", [runId]);
+  await tx.query(
+    `UPDATE sessions SET current_run_id = ?, run_count = ?, message_count = ?, known_steps = ?, completed_steps = ?, progress_phase = ?, next_step = ?
+     WHERE id = ?`,
+    [
+      runId,
+      Number(runCount[0]?.n ?? 0),
+      Number(maxSeq[0]?.n ?? 0),
+      Number(counts[0]?.known ?? 0),
+      Number(counts[0]?.completed ?? 0),
+      phase[0]?.phase ?? null,
+      next[0]?.key ?? null,
+      forkId,
+    ],
+  );
+}

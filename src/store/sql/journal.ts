@@ -1,0 +1,206 @@
+import { QuarryError } from '../errors.ts';
+import type {
+  BeginStepInput,
+  CompleteStepInput,
+  FailStepInput,
+  Fence,
+  ListStepsOptions,
+  OwnerScope,
+  RecordStepInput,
+  StepDetail,
+  StepPrompt,
+  StepRecord,
+} from '../store.ts';
+import { conflict, decodeJson, encodeJson, putBlobInTx, storePayload, toStepRecord } from './codec.ts';
+import { checkFence, readSession, type SqlContext } from './context.ts';
+import { appendEventsInTx } from './events.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+
+type Row = Record<string, unknown>;
+
+const JOURNAL_SELECT = `SELECT s.*, bi.data AS input_data, bo.data AS output_data FROM steps s
+  LEFT JOIN blobs bi ON bi.hash = s.input_blob
+  LEFT JOIN blobs bo ON bo.hash = s.output_blob`;
+
+function stepNotFound(runId: string, key: string): QuarryError {
+  return new QuarryError('STEP_NOT_FOUND', `No step "${key}" in run "${runId}".`, { details: { runId, key } });
+}
+
+async function readLiveStep(tx: SqlExecutor, runId: string, key: string): Promise<StepRecord | null> {
+  const rows = await tx.query(`${JOURNAL_SELECT} WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`, [runId, key]);
+  return rows[0] ? toStepRecord(rows[0]) : null;
+}
+
+/** Keeps the session's `next_step` (first incomplete live step) current, for listings. */
+async function refreshNextStep(ctx: SqlContext, tx: SqlExecutor, sessionId: string, runId: string, counters = ''): Promise<void> {
+  const rows = await tx.query<{ key: string }>(
+    "SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1",
+    [runId],
+  );
+  await tx.query(`UPDATE sessions SET next_step = ?${counters} WHERE id = ? AND current_run_id = ?`, [rows[0]?.key ?? null, sessionId, runId]);
+}
+
+async function beginStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
+  const existing = await readLiveStep(tx, input.runId, input.key);
+  if (existing?.status === 'completed') {
+    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, { runId: input.runId, key: input.key });
+  }
+  const payload = await storePayload(tx, ctx.now, fence.sessionId, input.input);
+  if (existing) {
+    await tx.query(
+      `UPDATE steps SET status = 'running', attempts = attempts + 1, input = ?, input_blob = ?, error_code = NULL, error_message = NULL,
+         started_at = ${ctx.now}, ended_at = NULL WHERE run_id = ? AND key = ? AND status <> 'superseded'`,
+      [payload.inline, payload.blob, input.runId, input.key],
+    );
+    await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
+  } else {
+    const seqRows = await tx.query<{ next_seq: number }>('UPDATE runs SET next_seq = next_seq + 1 WHERE id = ? AND session_id = ? RETURNING next_seq', [
+      input.runId,
+      fence.sessionId,
+    ]);
+    if (!seqRows[0]) throw new QuarryError('RUN_NOT_FOUND', `No run "${input.runId}" in session "${fence.sessionId}".`, { details: { runId: input.runId } });
+    await tx.query(
+      `INSERT INTO steps (run_id, session_id, key, seq, phase, kind, status, attempts, input, input_blob, started_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'running', 1, ?, ?, ${ctx.now})`,
+      [input.runId, fence.sessionId, input.key, seqRows[0].next_seq, input.phase ?? null, input.kind, payload.inline, payload.blob],
+    );
+    await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', known_steps = known_steps + 1');
+  }
+  await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
+  return (await readLiveStep(tx, input.runId, input.key))!;
+}
+
+async function completeStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
+  const existing = await readLiveStep(tx, input.runId, input.key);
+  if (!existing) throw stepNotFound(input.runId, input.key);
+  if (existing.status === 'completed') {
+    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, { runId: input.runId, key: input.key });
+  }
+  const payload = await storePayload(tx, ctx.now, fence.sessionId, input.output);
+  const promptBlob = input.prompt ? await putBlobInTx(tx, ctx.now, fence.sessionId, Buffer.from(encodeJson(input.prompt)!, 'utf8')) : null;
+  await tx.query(
+    `UPDATE steps SET status = 'completed', output = ?, output_blob = ?, prompt_blob = ?, usage = ?, ended_at = ${ctx.now}
+     WHERE run_id = ? AND key = ? AND status <> 'superseded'`,
+    [payload.inline, payload.blob, promptBlob, input.usage ? encodeJson(input.usage) : null, input.runId, input.key],
+  );
+  await tx.query('UPDATE sessions SET progress_phase = ? WHERE id = ? AND current_run_id = ?', [existing.phase, fence.sessionId, input.runId]);
+  await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', completed_steps = completed_steps + 1');
+  await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
+  return (await readLiveStep(tx, input.runId, input.key))!;
+}
+
+export function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
+  return ctx.driver.transaction(async (tx) => {
+    await checkFence(ctx, tx, fence);
+    return beginStepInTx(ctx, tx, fence, input);
+  });
+}
+
+export function completeStep(ctx: SqlContext, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
+  return ctx.driver.transaction(async (tx) => {
+    await checkFence(ctx, tx, fence);
+    return completeStepInTx(ctx, tx, fence, input);
+  });
+}
+
+export function recordStep(ctx: SqlContext, fence: Fence, input: RecordStepInput): Promise<StepRecord> {
+  return ctx.driver.transaction(async (tx) => {
+    await checkFence(ctx, tx, fence);
+    await beginStepInTx(ctx, tx, fence, { ...input, events: [] });
+    return completeStepInTx(ctx, tx, fence, input);
+  });
+}
+
+export function failStep(ctx: SqlContext, fence: Fence, input: FailStepInput): Promise<StepRecord> {
+  return ctx.driver.transaction(async (tx) => {
+    await checkFence(ctx, tx, fence);
+    const existing = await readLiveStep(tx, input.runId, input.key);
+    if (!existing) throw stepNotFound(input.runId, input.key);
+    if (existing.status === 'completed') throw conflict(`Step "${input.key}" is already completed.`, { runId: input.runId, key: input.key });
+    await tx.query(
+      `UPDATE steps SET status = 'failed', error_code = ?, error_message = ?, ended_at = ${ctx.now}
+       WHERE run_id = ? AND key = ? AND status <> 'superseded'`,
+      [input.error.code, input.error.message, input.runId, input.key],
+    );
+    await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
+    await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
+    return (await readLiveStep(tx, input.runId, input.key))!;
+  });
+}
+
+export function supersedeSteps(ctx: SqlContext, fence: Fence, input: { runId: string; fromSeq: number; events?: { type: string; data?: unknown }[] }): Promise<number> {
+  return ctx.driver.transaction(async (tx) => {
+    await checkFence(ctx, tx, fence);
+    const changed = await tx.query(
+      "UPDATE steps SET status = 'superseded' WHERE run_id = ? AND session_id = ? AND seq >= ? AND status <> 'superseded' RETURNING id",
+      [input.runId, fence.sessionId, input.fromSeq],
+    );
+    // Rare (a rewind), so recount from the journal instead of adjusting counters.
+    const counts = await tx.query<{ known: number; completed: number }>(
+      `SELECT COUNT(*) AS known, COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed
+       FROM steps WHERE run_id = ? AND status <> 'superseded'`,
+      [input.runId],
+    );
+    const phase = await tx.query<{ phase: string | null }>(
+      "SELECT phase FROM steps WHERE run_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT 1",
+      [input.runId],
+    );
+    await tx.query('UPDATE sessions SET known_steps = ?, completed_steps = ?, progress_phase = ? WHERE id = ? AND current_run_id = ?', [
+      Number(counts[0]?.known ?? 0),
+      Number(counts[0]?.completed ?? 0),
+      phase[0]?.phase ?? null,
+      fence.sessionId,
+      input.runId,
+    ]);
+    await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
+    await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
+    return changed.length;
+  });
+}
+
+export async function loadJournal(ctx: SqlContext, runId: string, options: { includeSuperseded?: boolean } = {}): Promise<StepRecord[]> {
+  const filter = options.includeSuperseded ? '' : " AND s.status <> 'superseded'";
+  const rows = await ctx.driver.query(`${JOURNAL_SELECT} WHERE s.run_id = ?${filter} ORDER BY s.seq, s.id`, [runId]);
+  return rows.map(toStepRecord);
+}
+
+function withPrompt(row: Row): StepDetail {
+  const prompt = row.prompt_data ? (decodeJson(Buffer.from(row.prompt_data as Uint8Array).toString('utf8')) as StepPrompt) : null;
+  return { ...toStepRecord(row), prompt };
+}
+
+export async function listSteps(ctx: SqlContext, sessionId: string, options: ListStepsOptions & OwnerScope = {}): Promise<StepDetail[]> {
+  await readSession(ctx, ctx.driver, sessionId, options);
+  const promptJoin = options.includePrompts ? ', bp.data AS prompt_data' : '';
+  let sql = `SELECT s.*, bi.data AS input_data, bo.data AS output_data${promptJoin} FROM steps s
+    JOIN runs r ON r.id = s.run_id
+    LEFT JOIN blobs bi ON bi.hash = s.input_blob
+    LEFT JOIN blobs bo ON bo.hash = s.output_blob
+    ${options.includePrompts ? 'LEFT JOIN blobs bp ON bp.hash = s.prompt_blob' : ''}
+    WHERE s.session_id = ?`;
+  const params: unknown[] = [sessionId];
+  if (options.runId !== undefined) {
+    sql += ' AND s.run_id = ?';
+    params.push(options.runId);
+  }
+  if (options.phase !== undefined) {
+    sql += ' AND s.phase = ?';
+    params.push(options.phase);
+  }
+  if (!options.includeSuperseded) sql += " AND s.status <> 'superseded'";
+  const rows = await ctx.driver.query(`${sql} ORDER BY r.number, s.seq, s.id`, params);
+  return rows.map(withPrompt);
+}
+
+export async function getStep(ctx: SqlContext, runId: string, key: string): Promise<StepDetail> {
+  const rows = await ctx.driver.query(
+    `SELECT s.*, bi.data AS input_data, bo.data AS output_data, bp.data AS prompt_data FROM steps s
+     LEFT JOIN blobs bi ON bi.hash = s.input_blob
+     LEFT JOIN blobs bo ON bo.hash = s.output_blob
+     LEFT JOIN blobs bp ON bp.hash = s.prompt_blob
+     WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`,
+    [runId, key],
+  );
+  if (!rows[0]) throw stepNotFound(runId, key);
+  return withPrompt(rows[0]);
+}

@@ -1,0 +1,142 @@
+import { QuarryError, leaseLost, sessionNotFound } from '../errors.ts';
+import { sessionStatuses, type ClaimNextInput, type ClaimSessionInput, type HeartbeatResult, type Lease, type OwnerScope, type ReleaseInput, type Session, type StopResult } from '../store.ts';
+import { encodeJson } from './codec.ts';
+import { checkFence, notifyRunnable, readSession, type SqlContext } from './context.ts';
+import { appendEventsInTx } from './events.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+
+const DEFAULT_MAX_CLAIMS = 5;
+
+/** Takes the lease on a row the caller has chosen; the WHERE clause re-checks that it is free. */
+async function takeLease(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  input: { sessionId: string; workerId: string; ttlMs: number; fromStatuses: readonly string[]; ownerId?: string },
+): Promise<Lease | null> {
+  const params: unknown[] = [input.workerId, input.ttlMs, input.sessionId, ...input.fromStatuses];
+  let ownerFilter = '';
+  if (input.ownerId !== undefined) {
+    ownerFilter = ' AND owner_id = ?';
+    params.push(input.ownerId);
+  }
+  const rows = await tx.query<{ lease_epoch: number; lease_expires_at: number }>(
+    `UPDATE sessions SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_expires_at = ${ctx.now} + ?, status = 'running',
+       claim_count = claim_count + 1, stop_requested = 0, error_code = NULL, error_message = NULL, updated_at = ${ctx.now}
+     WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < ${ctx.now})
+       AND status IN (${input.fromStatuses.map(() => '?').join(', ')})${ownerFilter}
+     RETURNING lease_epoch, lease_expires_at`,
+    params,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { sessionId: input.sessionId, workerId: input.workerId, epoch: Number(row.lease_epoch), expiresAt: Number(row.lease_expires_at) };
+}
+
+export async function claimSession(ctx: SqlContext, input: ClaimSessionInput): Promise<Lease> {
+  const fromStatuses = input.fromStatuses ?? sessionStatuses.filter((status) => status !== 'completed');
+  return ctx.driver.transaction(async (tx) => {
+    const lease = await takeLease(ctx, tx, { ...input, fromStatuses });
+    if (lease) return lease;
+    const session = await readSession(ctx, tx, input.sessionId, input);
+    if (session.lease && session.status === 'running') {
+      throw new QuarryError(
+        'SESSION_ALREADY_RUNNING',
+        `Session "${session.id}" is already running on worker "${session.lease.workerId}". Wait for it, or stop it first.`,
+        { details: { sessionId: session.id, workerId: session.lease.workerId } },
+      );
+    }
+    if (session.storedStatus === 'completed') {
+      throw new QuarryError('SESSION_COMPLETED', `Session "${session.id}" is completed. Rewind it, force it, or ask a follow-up.`, {
+        details: { sessionId: session.id },
+      });
+    }
+    throw new QuarryError('CONFLICT', `Session "${session.id}" is ${session.status} and cannot be claimed now.`, {
+      details: { sessionId: session.id, status: session.status },
+    });
+  });
+}
+
+export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise<Lease | null> {
+  const maxClaims = input.maxClaims ?? DEFAULT_MAX_CLAIMS;
+  // A few rounds: parked poison sessions do not count as a claim.
+  for (let round = 0; round < 10; round++) {
+    const outcome = await ctx.driver.transaction(async (tx): Promise<Lease | null | 'parked'> => {
+      const rows = await tx.query<{ id: string; claim_count: number }>(
+        `SELECT id, claim_count FROM sessions
+         WHERE status = 'queued' OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ${ctx.now}))
+         ORDER BY updated_at, id LIMIT 1${ctx.driver.dialect.claimLock}`,
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (Number(row.claim_count) >= maxClaims) {
+        const message = `Parked after ${row.claim_count} claims that never ended cleanly (a worker crashed on it each time).`;
+        await tx.query(
+          `UPDATE sessions SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, error_code = 'CLAIM_LIMIT', error_message = ?,
+             updated_at = ${ctx.now} WHERE id = ?`,
+          [message, row.id],
+        );
+        await appendEventsInTx(ctx, tx, row.id, [{ type: 'run-error', data: { code: 'CLAIM_LIMIT', message } }]);
+        return 'parked';
+      }
+      return takeLease(ctx, tx, { sessionId: row.id, workerId: input.workerId, ttlMs: input.ttlMs, fromStatuses: ['queued', 'running'] });
+    });
+    if (outcome !== 'parked') return outcome;
+  }
+  return null;
+}
+
+export async function heartbeat(ctx: SqlContext, lease: Lease, ttlMs: number): Promise<HeartbeatResult> {
+  const rows = await ctx.driver.query<{ lease_expires_at: number; stop_requested: number }>(
+    `UPDATE sessions SET lease_expires_at = ${ctx.now} + ? WHERE id = ? AND lease_epoch = ? AND lease_owner IS NOT NULL
+     RETURNING lease_expires_at, stop_requested`,
+    [ttlMs, lease.sessionId, lease.epoch],
+  );
+  const row = rows[0];
+  if (!row) {
+    const exists = await ctx.driver.query('SELECT id FROM sessions WHERE id = ?', [lease.sessionId]);
+    if (exists.length === 0) throw sessionNotFound(lease.sessionId);
+    throw leaseLost(lease.sessionId, lease.epoch);
+  }
+  return { expiresAt: Number(row.lease_expires_at), stopRequested: Number(row.stop_requested) === 1 };
+}
+
+export async function release(ctx: SqlContext, lease: Lease, input: ReleaseInput): Promise<Session> {
+  return ctx.driver.transaction(async (tx) => {
+    await checkFence(ctx, tx, lease);
+    await tx.query(
+      `UPDATE sessions SET status = ?, lease_owner = NULL, lease_expires_at = NULL, stop_requested = 0, claim_count = 0,
+         error_code = ?, error_message = ? WHERE id = ?`,
+      [input.status, input.error?.code ?? null, input.error?.message ?? null, lease.sessionId],
+    );
+    if (input.status === 'completed' || input.status === 'failed') {
+      await tx.query(
+        `UPDATE runs SET status = ?, output = ?, ended_at = ${ctx.now}
+         WHERE id = (SELECT current_run_id FROM sessions WHERE id = ?)`,
+        [input.status, encodeJson(input.runOutput), lease.sessionId],
+      );
+    }
+    await appendEventsInTx(ctx, tx, lease.sessionId, input.events ?? []);
+    if (input.status === 'queued') notifyRunnable(tx);
+    return readSession(ctx, tx, lease.sessionId);
+  });
+}
+
+export async function requestStop(ctx: SqlContext, sessionId: string, scope: OwnerScope = {}): Promise<StopResult> {
+  return ctx.driver.transaction(async (tx) => {
+    const session = await readSession(ctx, tx, sessionId, scope);
+    if (session.status === 'running') {
+      await tx.query(`UPDATE sessions SET stop_requested = 1, updated_at = ${ctx.now} WHERE id = ?`, [sessionId]);
+      tx.notify('stop', sessionId);
+      return 'requested';
+    }
+    if (['queued', 'waiting', 'interrupted'].includes(session.status) && session.storedStatus !== 'interrupted') {
+      await tx.query(
+        `UPDATE sessions SET status = 'interrupted', lease_owner = NULL, lease_expires_at = NULL, updated_at = ${ctx.now} WHERE id = ?`,
+        [sessionId],
+      );
+      await appendEventsInTx(ctx, tx, sessionId, [{ type: 'run-end', data: { status: 'interrupted', reason: 'stop requested' } }]);
+      return 'interrupted';
+    }
+    return 'not-running';
+  });
+}

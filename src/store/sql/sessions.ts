@@ -1,0 +1,133 @@
+import { QuarryError } from '../errors.ts';
+import type {
+  CreateSessionInput,
+  EventInput,
+  ListSessionsOptions,
+  OwnerScope,
+  Session,
+  SessionPage,
+  UpdateSessionInput,
+} from '../store.ts';
+import { decodeCursor, effectiveStatusSql, encodeCursor, encodeJson, escapeLike, newId, sessionColumns, toSession } from './codec.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+import { checkFence, notifyRunnable, readSession, touchSession, type SqlContext } from './context.ts';
+import { appendEventsInTx } from './events.ts';
+import { appendMessageInTx, startRunInTx } from './runs.ts';
+
+export async function createSession(ctx: SqlContext, input: CreateSessionInput): Promise<Session> {
+  const id = input.id ?? newId();
+  return ctx.driver.transaction(async (tx) => {
+    const existing = await tx.query('SELECT id FROM sessions WHERE id = ?', [id]);
+    if (existing.length > 0) throw new QuarryError('CONFLICT', `A session with id "${id}" already exists.`, { details: { sessionId: id } });
+    await tx.query(
+      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}, ${ctx.now})`,
+      [id, input.ownerId, input.title, input.question, input.status ?? 'queued', encodeJson(input.settings ?? {}), input.workflow.name, input.workflow.version],
+    );
+    if (input.run) {
+      await startRunInTx(ctx, tx, { sessionId: id, kind: input.run.kind, input: input.run.input, message: input.message });
+    } else if (input.message) {
+      await appendMessageInTx(ctx, tx, { sessionId: id, ...input.message });
+    }
+    const events: EventInput[] = [{ type: 'session-create', data: { title: input.title } }];
+    await appendEventsInTx(ctx, tx, id, events);
+    notifyRunnable(tx);
+    return readSession(ctx, tx, id);
+  });
+}
+
+export async function listSessions(ctx: SqlContext, options: ListSessionsOptions = {}): Promise<SessionPage> {
+  const limit = options.limit ?? 50;
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (options.ownerId !== undefined) {
+    where.push('owner_id = ?');
+    params.push(options.ownerId);
+  }
+  if (options.status && options.status.length > 0) {
+    where.push(`${effectiveStatusSql(ctx.now)} IN (${options.status.map(() => '?').join(', ')})`);
+    params.push(...options.status);
+  }
+  if (options.search) {
+    const pattern = `%${escapeLike(options.search)}%`;
+    const like = ctx.driver.dialect.likeOperator;
+    where.push(`(title ${like} ? ESCAPE '\\' OR question ${like} ? ESCAPE '\\')`);
+    params.push(pattern, pattern);
+  }
+  if (options.cursor) {
+    const cursor = decodeCursor(options.cursor);
+    where.push('(updated_at < ? OR (updated_at = ? AND id < ?))');
+    params.push(cursor.updatedAt, cursor.updatedAt, cursor.id);
+  }
+  const rows = await ctx.driver.query(
+    `SELECT ${sessionColumns(ctx.now)} FROM sessions${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    [...params, limit + 1],
+  );
+  const sessions = rows.slice(0, limit).map(toSession);
+  const last = sessions[sessions.length - 1];
+  return { sessions, nextCursor: rows.length > limit && last ? encodeCursor(last.updatedAt, last.id) : null };
+}
+
+export async function findSessionIds(ctx: SqlContext, prefix: string, options: OwnerScope & { limit?: number } = {}): Promise<string[]> {
+  const params: unknown[] = [`${escapeLike(prefix)}%`];
+  let sql = `SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\'`;
+  if (options.ownerId !== undefined) {
+    sql += ' AND owner_id = ?';
+    params.push(options.ownerId);
+  }
+  const rows = await ctx.driver.query<{ id: string }>(`${sql} ORDER BY id LIMIT ?`, [...params, options.limit ?? 10]);
+  return rows.map((row) => row.id);
+}
+
+export async function updateSession(ctx: SqlContext, sessionId: string, patch: UpdateSessionInput, scope: OwnerScope = {}): Promise<Session> {
+  return ctx.driver.transaction(async (tx) => {
+    const session = await readSession(ctx, tx, sessionId, scope);
+    if (patch.status !== undefined && session.lease && session.status === 'running') {
+      throw new QuarryError('SESSION_ALREADY_RUNNING', `Session "${sessionId}" is running on worker ${session.lease.workerId}; stop it first.`, {
+        details: { sessionId, workerId: session.lease.workerId },
+      });
+    }
+    const sets: string[] = [`updated_at = ${ctx.now}`];
+    const params: unknown[] = [];
+    if (patch.title !== undefined) {
+      sets.push('title = ?');
+      params.push(patch.title);
+    }
+    if (patch.settings !== undefined) {
+      sets.push('settings = ?');
+      params.push(encodeJson(patch.settings));
+    }
+    if (patch.status !== undefined) {
+      sets.push('status = ?', 'lease_owner = NULL', 'lease_expires_at = NULL');
+      params.push(patch.status);
+    }
+    if (patch.error !== undefined) {
+      sets.push('error_code = ?', 'error_message = ?');
+      params.push(patch.error?.code ?? null, patch.error?.message ?? null);
+    }
+    await tx.query(`UPDATE sessions SET ${sets.join(', ')} WHERE id = ?`, [...params, sessionId]);
+    if (patch.status === 'queued') notifyRunnable(tx);
+    return readSession(ctx, tx, sessionId);
+  });
+}
+
+export async function deleteSessionInTx(tx: SqlExecutor, sessionId: string): Promise<void> {
+  const hashes = await tx.query<{ hash: string }>('SELECT hash FROM blob_refs WHERE session_id = ?', [sessionId]);
+  // Children first: SQLite and PostgreSQL both cascade, but explicit deletes keep the order obvious
+  // and avoid relying on cascade paths through runs.
+  for (const table of ['events', 'inbox', 'sources', 'messages', 'steps', 'runs', 'blob_refs']) {
+    await tx.query(`DELETE FROM ${table} WHERE session_id = ?`, [sessionId]);
+  }
+  await tx.query('DELETE FROM sessions WHERE id = ?', [sessionId]);
+  for (const { hash } of hashes) {
+    await tx.query('DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM blob_refs WHERE blob_refs.hash = blobs.hash)', [hash]);
+  }
+}
+
+export async function deleteSession(ctx: SqlContext, sessionId: string, scope: OwnerScope = {}): Promise<void> {
+  await ctx.driver.transaction(async (tx) => {
+    await touchSession(ctx, tx, sessionId, scope);
+    await deleteSessionInTx(tx, sessionId);
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * The seam between the shared SQL store and a database: each backend folder (`sqlite/`,
+ * `postgres/`) provides one `SqlDriver`. All SQL in `sql/` is written once with `?` placeholders;
+ * differences between databases are the dialect's fields, never `if (backend === …)` in the store.
+ */
+
+export type Row = Record<string, unknown>;
+
+export interface SqlExecutor {
+  /** Runs one statement with `?` placeholders; returns its rows (empty for statements without any). */
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Queues a notification, delivered to listeners in every process once the transaction commits. */
+  notify(channel: string, payload: string): void;
+}
+
+export interface SqlDialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** SQL expression for the database clock in integer milliseconds since the epoch. */
+  readonly nowMs: string;
+  /** Appended to a SELECT that picks a row to claim: skip rows other transactions are claiming. */
+  readonly claimLock: string;
+  /** SQL expression for a fresh random text id (copies made inside one statement). */
+  readonly randomId: string;
+  /** Case-insensitive LIKE operator. */
+  readonly likeOperator: string;
+  /** True when notifications reach other processes (otherwise the store polls for changes). */
+  readonly crossProcessNotifications: boolean;
+}
+
+export interface SqlDriver extends SqlExecutor {
+  readonly dialect: SqlDialect;
+  /** Human-readable location: the file path or the connection string without password. */
+  readonly location: string;
+  /**
+   * Runs `work` in one write transaction (SQLite `BEGIN IMMEDIATE`; PostgreSQL READ COMMITTED with
+   * explicit row locks). Commits when it resolves, rolls back when it throws.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement script (migrations) inside the given transaction. */
+  execScript(tx: SqlExecutor, script: string): Promise<void>;
+  /** Holds a database-wide lock for the duration of the transaction (migrations). */
+  lockForMigration(tx: SqlExecutor): Promise<void>;
+  /** Subscribes to a notification channel; returns the unsubscribe function. */
+  listen(channel: string, listener: (payload: string) => void): () => void;
+  /** Called when another process may have committed changes (only for drivers without cross-process notifications). */
+  onExternalChange(listener: () => void): () => void;
+  close(): Promise<void>;
+}

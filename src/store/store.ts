@@ -1,0 +1,536 @@
+/**
+ * The session store: the one interface every backend implements and the conformance suite checks
+ * (`src/store/conformance/`). Types and contracts only; no implementation lives here.
+ *
+ * Conventions that hold for every method:
+ * - Times are milliseconds since the Unix epoch, read from the database clock.
+ * - Unknown session ids throw `SESSION_NOT_FOUND`; invalid fields throw `INVALID_INPUT` naming the
+ *   field; oversized payloads throw `PAYLOAD_TOO_LARGE`. A rejected call changes nothing.
+ * - Methods that take an `ownerId` only see sessions of that owner; another owner's session is
+ *   "not found". Omitting `ownerId` means "any owner" (trusted callers: the engine, workers).
+ * - Methods that take a `fence` are writes by the worker that holds the session's lease. They check
+ *   the lease epoch in the same transaction as the write and throw `LEASE_LOST` when another claim or
+ *   a release happened since, without writing anything.
+ */
+
+export const sessionStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'interrupted'] as const;
+export type SessionStatus = (typeof sessionStatuses)[number];
+
+export const messageRoles = ['user', 'assistant', 'system'] as const;
+export type MessageRole = (typeof messageRoles)[number];
+
+export const stepKinds = ['task', 'llm', 'input', 'clock', 'random'] as const;
+export type StepKind = (typeof stepKinds)[number];
+
+/** `running`: begun and not yet ended (or its worker died). `superseded`: rewound; kept, never replayed. */
+export type StepStatus = 'running' | 'completed' | 'failed' | 'superseded';
+
+export interface WorkflowRef {
+  name: string;
+  /** Incremented when a change makes old journals unreplayable. */
+  version: number;
+}
+
+/** Where a session stands, kept on the session row so listings never read journals. */
+export interface SessionProgress {
+  /** Phase of the most recently completed step of the current run, or null before any. */
+  phase: string | null;
+  /** Completed, not superseded steps of the current run. */
+  completedSteps: number;
+  /** Recorded, not superseded steps of the current run (completed or not). */
+  knownSteps: number;
+  /** Key of the first recorded step that has not completed (by `seq`), or null. */
+  nextStep: string | null;
+}
+
+export interface LeaseInfo {
+  workerId: string;
+  epoch: number;
+  expiresAt: number;
+}
+
+export interface ErrorInfo {
+  code: string;
+  message: string;
+}
+
+export interface Session {
+  id: string;
+  ownerId: string;
+  title: string;
+  question: string;
+  /**
+   * Effective status: a `running` session whose lease has expired is reported as `interrupted`
+   * (see `storedStatus` for the raw column).
+   */
+  status: SessionStatus;
+  storedStatus: SessionStatus;
+  settings: Record<string, unknown>;
+  workflow: WorkflowRef;
+  currentRunId: string | null;
+  progress: SessionProgress;
+  /** The live or last lease; `null` when released. */
+  lease: LeaseInfo | null;
+  /** Epoch of the most recent claim; grows on every claim and never goes back. */
+  leaseEpoch: number;
+  /** Claims since the session last ended cleanly (completed, waiting, interrupted, failed by its run). */
+  claimCount: number;
+  stopRequested: boolean;
+  error: ErrorInfo | null;
+  /** Offset of the newest event, 0 when there are none. */
+  lastEventOffset: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Message {
+  id: string;
+  sessionId: string;
+  /** 1, 2, 3… in order of appending within the session. */
+  seq: number;
+  role: MessageRole;
+  content: string;
+  runId: string | null;
+  phase: string | null;
+  createdAt: number;
+}
+
+export type RunStatus = 'open' | 'completed' | 'failed';
+
+export interface Run {
+  id: string;
+  sessionId: string;
+  /** 1 for the first run of a session, then 2, 3… */
+  number: number;
+  /** What started it: `initial`, `follow-up`, `feedback`, or any workflow-defined word. */
+  kind: string;
+  input: unknown;
+  status: RunStatus;
+  output: unknown;
+  createdAt: number;
+  endedAt: number | null;
+}
+
+export interface StepUsage {
+  model?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  costUsd?: number;
+  latencyMs?: number;
+}
+
+/** One journaled step. `input` and `output` are decoded JSON values (`undefined` round-trips). */
+export interface StepRecord {
+  runId: string;
+  key: string;
+  /** Order of first recording within the run, from 1; a re-recorded key after a rewind gets a new seq. */
+  seq: number;
+  phase: string | null;
+  kind: StepKind;
+  status: StepStatus;
+  /** How many times this step was begun. */
+  attempts: number;
+  input: unknown;
+  output: unknown;
+  error: ErrorInfo | null;
+  usage: StepUsage | null;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+/** The prompt of an LLM step, stored apart from the journal and loaded only on request. */
+export interface StepPrompt {
+  system?: string;
+  user: string;
+}
+
+export interface StepDetail extends StepRecord {
+  prompt: StepPrompt | null;
+}
+
+export interface Source {
+  id: string;
+  sessionId: string;
+  /** A URL, or a `file://` URL for a local document. */
+  url: string;
+  title: string;
+  contentHash: string | null;
+  /** Number used in `[n]` markers once cited; null until then. */
+  citation: number | null;
+  timesConsidered: number;
+  timesSelected: number;
+  metadata: Record<string, unknown>;
+  runId: string | null;
+  createdAt: number;
+}
+
+export interface StoredEvent {
+  sessionId: string;
+  /** 1, 2, 3… per session, gapless even under concurrent appends. */
+  offset: number;
+  /** `noun-verb`: `run-start`, `step-end`… */
+  type: string;
+  data: unknown;
+  createdAt: number;
+}
+
+export interface Lease {
+  sessionId: string;
+  workerId: string;
+  epoch: number;
+  expiresAt: number;
+}
+
+/** What fenced writes carry: the claim they were made under. */
+export interface Fence {
+  sessionId: string;
+  epoch: number;
+}
+
+export interface User {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface EventInput {
+  type: string;
+  data?: unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+export interface CreateSessionInput {
+  /** Chosen by the store when omitted. */
+  id?: string;
+  ownerId: string;
+  title: string;
+  question: string;
+  settings?: Record<string, unknown>;
+  workflow: WorkflowRef;
+  /** Defaults to `queued`. */
+  status?: 'queued' | 'interrupted';
+  /** The first message, appended in the same transaction. */
+  message?: { role: MessageRole; content: string };
+  /** The first run, started in the same transaction (it becomes `currentRunId`). */
+  run?: { kind: string; input?: unknown };
+}
+
+export interface ListSessionsOptions {
+  ownerId?: string;
+  /** Matches the effective status. */
+  status?: SessionStatus[];
+  /** Case-insensitive substring of the title or the question. */
+  search?: string;
+  /** 1–500, default 50. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface SessionPage {
+  /** Newest `updatedAt` first, ties by id. */
+  sessions: Session[];
+  /** Null on the last page. Keyset cursor: rows inserted or updated meanwhile never repeat a row. */
+  nextCursor: string | null;
+}
+
+export interface UpdateSessionInput {
+  title?: string;
+  settings?: Record<string, unknown>;
+  /** Only while no live lease is held; otherwise `SESSION_ALREADY_RUNNING`. */
+  status?: SessionStatus;
+  error?: ErrorInfo | null;
+}
+
+export interface OwnerScope {
+  ownerId?: string;
+}
+
+export interface AppendMessageInput {
+  sessionId: string;
+  role: MessageRole;
+  content: string;
+  runId?: string | null;
+  phase?: string | null;
+  /** Given by a worker: checked like every fenced write. */
+  fence?: Fence;
+}
+
+export interface StartRunInput {
+  sessionId: string;
+  kind: string;
+  input?: unknown;
+  message?: { role: MessageRole; content: string };
+  /** Only a session without a live lease gets a new run; otherwise `SESSION_ALREADY_RUNNING`. */
+  ownerId?: string;
+}
+
+export interface BeginStepInput {
+  runId: string;
+  key: string;
+  phase?: string | null;
+  kind: StepKind;
+  input?: unknown;
+  events?: EventInput[];
+}
+
+export interface CompleteStepInput {
+  runId: string;
+  key: string;
+  output: unknown;
+  usage?: StepUsage;
+  prompt?: StepPrompt;
+  events?: EventInput[];
+}
+
+export interface FailStepInput {
+  runId: string;
+  key: string;
+  error: ErrorInfo;
+  events?: EventInput[];
+}
+
+/** A step begun and completed in one transaction (clock readings, random draws, fast work). */
+export interface RecordStepInput extends BeginStepInput {
+  output: unknown;
+  usage?: StepUsage;
+  prompt?: StepPrompt;
+}
+
+export interface ListStepsOptions {
+  runId?: string;
+  phase?: string;
+  includeSuperseded?: boolean;
+  /** Adds the prompt of each LLM step. */
+  includePrompts?: boolean;
+}
+
+export interface UpsertSourceInput {
+  sessionId: string;
+  url: string;
+  title?: string;
+  contentHash?: string | null;
+  /** Added to the counters. */
+  considered?: number;
+  selected?: number;
+  /** Sets the citation number (once cited, keep it stable). */
+  citation?: number;
+  metadata?: Record<string, unknown>;
+  runId?: string | null;
+  fence?: Fence;
+}
+
+export interface ClaimSessionInput {
+  sessionId: string;
+  workerId: string;
+  ttlMs: number;
+  /** Stored statuses the claim accepts; default: every status but `completed`. */
+  fromStatuses?: SessionStatus[];
+  ownerId?: string;
+}
+
+export interface ClaimNextInput {
+  workerId: string;
+  ttlMs: number;
+  /**
+   * A runnable session already claimed this many times without ending cleanly is parked as
+   * `failed` with a `CLAIM_LIMIT` error instead of being claimed again. Default 5.
+   */
+  maxClaims?: number;
+}
+
+export interface HeartbeatResult {
+  expiresAt: number;
+  /** Set by `requestStop`; the worker should interrupt the session. */
+  stopRequested: boolean;
+}
+
+export interface ReleaseInput {
+  status: 'completed' | 'failed' | 'interrupted' | 'waiting' | 'queued';
+  error?: ErrorInfo | null;
+  /** With `completed`/`failed`: closes the current run with this output or error. */
+  runOutput?: unknown;
+  events?: EventInput[];
+}
+
+export type StopResult = 'interrupted' | 'requested' | 'not-running';
+
+export interface DeliverInputInput {
+  sessionId: string;
+  /** The key of the `input` step that waits for it. */
+  requestKey: string;
+  value: unknown;
+  ownerId?: string;
+}
+
+export interface DeliverInputResult {
+  /** False when an answer for this request was already recorded (that one stands). */
+  accepted: boolean;
+  /** The answer that stands. */
+  value: unknown;
+  /** True when the delivery moved the session from `waiting` to `queued`. */
+  queued: boolean;
+}
+
+export interface ForkSessionInput {
+  sessionId: string;
+  /** The step to fork before, in the source's current run. Omitted: copy the whole journal. */
+  beforeStep?: string;
+  ownerId?: string;
+  newSessionId?: string;
+  title?: string;
+  /** The workflow of the copy, when it differs (a fork under a newer version). */
+  workflow?: WorkflowRef;
+}
+
+export interface DeleteFinishedOptions {
+  /** Sessions whose `updatedAt` is older than now minus this. */
+  olderThanMs: number;
+  /** Rows per transaction, default 100. */
+  batchSize?: number;
+  signal?: AbortSignal;
+}
+
+export interface StoreInfo {
+  backend: 'sqlite' | 'postgres';
+  /** File path or connection string without password. */
+  location: string;
+  schemaVersion: number;
+  /** True when `subscribe` hears writes made by other processes without polling. */
+  crossProcessNotifications: boolean;
+}
+
+/** Listener for new events; `offset` is the newest known offset (a hint; read to be sure). */
+export type EventListener = (sessionId: string, offset: number) => void;
+
+// ---------------------------------------------------------------------------------------------
+
+export interface Store {
+  info(): StoreInfo;
+  close(): Promise<void>;
+
+  // Sessions -----------------------------------------------------------------------------
+  /** Creates a session (and, in the same transaction, its first message and run). */
+  createSession(input: CreateSessionInput): Promise<Session>;
+  getSession(sessionId: string, scope?: OwnerScope): Promise<Session>;
+  /** Reads session rows only. Newest `updatedAt` first; keyset pagination. */
+  listSessions(options?: ListSessionsOptions): Promise<SessionPage>;
+  /** Ids that start with `prefix` (at most `limit`, default 10), for short ids in the CLI. */
+  findSessionIds(prefix: string, options?: OwnerScope & { limit?: number }): Promise<string[]>;
+  updateSession(sessionId: string, patch: UpdateSessionInput, scope?: OwnerScope): Promise<Session>;
+  /**
+   * Removes the session and everything that belongs to it (messages, runs, steps, sources,
+   * events, inbox, blob references, and blobs no other session refers to) in one transaction.
+   */
+  deleteSession(sessionId: string, scope?: OwnerScope): Promise<void>;
+
+  // Messages -------------------------------------------------------------------------------
+  appendMessage(input: AppendMessageInput): Promise<Message>;
+  /** In `seq` order. */
+  listMessages(sessionId: string, options?: { runId?: string; phase?: string } & OwnerScope): Promise<Message[]>;
+
+  // Runs -----------------------------------------------------------------------------------
+  /**
+   * Starts a new run (and appends its message) in one transaction; the run becomes the session's
+   * current run, progress restarts at zero and the session is `queued`.
+   */
+  startRun(input: StartRunInput): Promise<{ run: Run; message: Message | null }>;
+  getRun(runId: string): Promise<Run>;
+  /** Oldest first. */
+  listRuns(sessionId: string, scope?: OwnerScope): Promise<Run[]>;
+
+  // Journal --------------------------------------------------------------------------------
+  /**
+   * Records that a step starts. The first record of a key gets the next `seq`; beginning a key
+   * that is `running` or `failed` again counts another attempt. Beginning a completed key throws
+   * `CONFLICT`.
+   */
+  beginStep(fence: Fence, input: BeginStepInput): Promise<StepRecord>;
+  /** Marks a begun step completed with its output; throws `STEP_NOT_FOUND` if it was not begun. */
+  completeStep(fence: Fence, input: CompleteStepInput): Promise<StepRecord>;
+  failStep(fence: Fence, input: FailStepInput): Promise<StepRecord>;
+  /** `beginStep` and `completeStep` in one transaction. */
+  recordStep(fence: Fence, input: RecordStepInput): Promise<StepRecord>;
+  /** Marks every live step of the run with `seq >= fromSeq` superseded; returns how many. */
+  supersedeSteps(fence: Fence, input: { runId: string; fromSeq: number; events?: EventInput[] }): Promise<number>;
+  /** The run's journal in one query, `seq` order; live steps only unless asked. */
+  loadJournal(runId: string, options?: { includeSuperseded?: boolean }): Promise<StepRecord[]>;
+  /** Steps of a session across its runs (run order, then `seq`). */
+  listSteps(sessionId: string, options?: ListStepsOptions & OwnerScope): Promise<StepDetail[]>;
+  /** One live step with its prompt; throws `STEP_NOT_FOUND`. */
+  getStep(runId: string, key: string): Promise<StepDetail>;
+
+  // Blobs ----------------------------------------------------------------------------------
+  /** Stores bytes once by sha-256 and records that the session refers to them; returns the hex hash. */
+  putBlob(sessionId: string, data: Uint8Array): Promise<string>;
+  /** Null when no such blob exists. */
+  getBlob(hash: string): Promise<Buffer | null>;
+
+  // Sources --------------------------------------------------------------------------------
+  /** Inserts or updates the session's source with this URL (unique per session). */
+  upsertSource(input: UpsertSourceInput): Promise<Source>;
+  /** Cited ones first by citation number, then by discovery. */
+  listSources(sessionId: string, scope?: OwnerScope): Promise<Source[]>;
+
+  // Events ---------------------------------------------------------------------------------
+  appendEvent(input: { sessionId: string; fence?: Fence } & EventInput): Promise<StoredEvent>;
+  /** Events with `offset > after` (default 0), oldest first, at most `limit` (default 1000). */
+  readEvents(sessionId: string, options?: { after?: number; limit?: number } & OwnerScope): Promise<StoredEvent[]>;
+  /**
+   * Calls `listener` after events are committed for the session (`'*'`: any session). Returns the
+   * unsubscribe function. Never throws into the caller's code.
+   */
+  subscribe(sessionId: string | '*', listener: EventListener): () => void;
+  /** Calls `listener` when a session may have become runnable (queued, released, answered). */
+  onRunnable(listener: () => void): () => void;
+
+  // Leases ---------------------------------------------------------------------------------
+  /**
+   * Claims the session for `workerId` until now + `ttlMs` (database clock). Throws
+   * `SESSION_ALREADY_RUNNING` when another live lease holds it, `SESSION_COMPLETED` when its
+   * stored status is not in `fromStatuses`. The new epoch is the previous epoch + 1.
+   */
+  claimSession(input: ClaimSessionInput): Promise<Lease>;
+  /**
+   * Claims the least recently updated runnable session (`queued`, or `running` with an expired
+   * lease), skipping rows other workers are claiming; null when there is none.
+   */
+  claimNext(input: ClaimNextInput): Promise<Lease | null>;
+  /** Extends a lease that still holds its epoch; throws `LEASE_LOST` otherwise. */
+  heartbeat(lease: Lease, ttlMs: number): Promise<HeartbeatResult>;
+  /** Ends the lease (fenced) and sets the session status; `completed`/`waiting`/`interrupted` reset the claim count. */
+  release(lease: Lease, input: ReleaseInput): Promise<Session>;
+  /** Asks the session to stop: a queued session becomes `interrupted` at once; a leased one is flagged for its worker. */
+  requestStop(sessionId: string, scope?: OwnerScope): Promise<StopResult>;
+
+  // Inbox ----------------------------------------------------------------------------------
+  /** Records a human answer once per request; a waiting session becomes `queued` in the same transaction. */
+  deliverInput(input: DeliverInputInput): Promise<DeliverInputResult>;
+  /** The recorded answer, or `undefined` when none has arrived. */
+  readInput(sessionId: string, requestKey: string): Promise<{ value: unknown } | undefined>;
+
+  // Users ----------------------------------------------------------------------------------
+  createUser(input: { id?: string; name: string }): Promise<User>;
+  listUsers(): Promise<User[]>;
+  /** Removes the user and their tokens (not their sessions). */
+  deleteUser(userId: string): Promise<void>;
+  /** Stores a token's hash (never the token). */
+  addApiToken(input: { userId: string; tokenHash: string; label?: string }): Promise<void>;
+  /** The user whose token has this hash, or null. */
+  findUserByTokenHash(tokenHash: string): Promise<User | null>;
+
+  // Fork and retention ---------------------------------------------------------------------
+  /**
+   * Copies messages, runs and journal (blobs shared, never copied) up to `beforeStep` into a new
+   * `queued` session; the source session is not changed.
+   */
+  forkSession(input: ForkSessionInput): Promise<Session>;
+  /**
+   * Deletes `completed`, `failed` and `interrupted` sessions not updated for `olderThanMs`, in
+   * batches; never touches queued, running or waiting sessions.
+   */
+  deleteFinishedSessions(options: DeleteFinishedOptions): Promise<{ deleted: number }>;
+}
