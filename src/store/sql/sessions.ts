@@ -56,8 +56,9 @@ export async function listSessions(ctx: SqlContext, options: ListSessionsOptions
   }
   if (options.cursor) {
     const cursor = decodeCursor(options.cursor);
-    where.push('(updated_at < ? OR (updated_at = ? AND id < ?))');
-    params.push(cursor.updatedAt, cursor.updatedAt, cursor.id);
+    // A row comparison, so both databases walk the (updated_at, id) index from the cursor on.
+    where.push('(updated_at, id) < (?, ?)');
+    params.push(cursor.updatedAt, cursor.id);
   }
   const rows = await ctx.driver.query(
     `SELECT ${sessionColumns(ctx.now)} FROM sessions${where.length ? ` WHERE ${where.join(' AND ')}` : ''}

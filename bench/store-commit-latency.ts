@@ -1,0 +1,88 @@
+/**
+ * Step commit latency: begin + complete of one journaled step (two fenced transactions), against a
+ * bare single-row insert on the same database. Run alone: `node --import tsx bench/store-commit-latency.ts`.
+ */
+import { join } from 'node:path';
+import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
+import type { Store } from '../src/store/store.ts';
+import { formatMs, median, percentile, pgBenchUrl, printTable, tempFolder, timeMs } from './bench-lib.ts';
+
+const STEPS = 500;
+
+async function stepLatencies(store: Store): Promise<number[]> {
+  const session = await store.createSession({ ownerId: 'bench', title: 'Latency', question: 'q', workflow: { name: 'bench', version: 1 }, run: { kind: 'initial' } });
+  const lease = await store.claimSession({ sessionId: session.id, workerId: 'bench', ttlMs: 600_000 });
+  const runId = session.currentRunId!;
+  const times: number[] = [];
+  for (let step = 0; step < STEPS; step++) {
+    times.push(
+      await timeMs(async () => {
+        await store.beginStep(lease, { runId, key: `step-${step}`, phase: 'search', kind: 'task', input: { query: `query ${step}` } });
+        await store.completeStep(lease, { runId, key: `step-${step}`, output: { results: [`https://example.org/${step}`], count: 1 } });
+      }),
+    );
+  }
+  return times;
+}
+
+async function bareInsertLatencies(location: string, options: OpenStoreOptions): Promise<number[]> {
+  const driver = await openDriver(location, options);
+  try {
+    await driver.query('CREATE TABLE IF NOT EXISTS bench_bare (id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
+    const times: number[] = [];
+    for (let step = 0; step < STEPS; step++) {
+      times.push(
+        await timeMs(() =>
+          driver.transaction((tx) => tx.query('INSERT INTO bench_bare (id, payload) VALUES (?, ?)', [`row-${step}`, JSON.stringify({ results: [`https://example.org/${step}`] })])),
+        ),
+      );
+    }
+    return times;
+  } finally {
+    await driver.close();
+  }
+}
+
+async function measure(label: string, location: string, options: OpenStoreOptions, rows: string[][]): Promise<void> {
+  const store = await openStore({ db: location, ...options });
+  const steps = await stepLatencies(store);
+  await store.close();
+  const bare = await bareInsertLatencies(location, options);
+  rows.push([
+    label,
+    formatMs(median(steps)),
+    formatMs(percentile(steps, 99)),
+    formatMs(median(bare)),
+    formatMs(percentile(bare, 99)),
+    `${(median(steps) / median(bare)).toFixed(1)}×`,
+  ]);
+}
+
+export async function run(): Promise<void> {
+  const rows: string[][] = [];
+  for (const synchronous of ['NORMAL', 'FULL'] as const) {
+    const folder = tempFolder('latency');
+    try {
+      await measure(`SQLite synchronous=${synchronous}`, join(folder.path, 'quarry.db'), { synchronous }, rows);
+    } finally {
+      folder.remove();
+    }
+  }
+  const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await measure('PostgreSQL', pgBenchUrl, { schema }, rows);
+  } catch (error) {
+    rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-', '-', '-']);
+  } finally {
+    const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
+    await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await driver?.close();
+  }
+  printTable(
+    `Step commit latency, begin + complete (${STEPS} steps) against one bare single-row insert`,
+    ['store', 'step median', 'step p99', 'bare insert median', 'bare p99', 'ratio (medians)'],
+    rows,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -1,0 +1,40 @@
+import type { Session } from '../store/store.ts';
+
+/** The first 8 characters of an id; any unique prefix is accepted back. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+export function relativeTime(then: number, now = Date.now()): string {
+  const seconds = Math.round((now - then) / 1000);
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  if (days < 30) return `${days} d ago`;
+  return new Date(then).toISOString().slice(0, 10);
+}
+
+export function progressText(session: Session): string {
+  const { phase, completedSteps, knownSteps } = session.progress;
+  if (knownSteps === 0) return '-';
+  return `${phase ?? 'start'} ${completedSteps}/${knownSteps}`;
+}
+
+function truncate(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+}
+
+/** Left-aligned columns; the last column is not padded. */
+export function formatTable(header: string[], rows: string[][], maxWidths: number[] = []): string {
+  const all = [header, ...rows].map((row) => row.map((cell, index) => truncate(cell, maxWidths[index] ?? 80)));
+  const widths = header.map((_, index) => Math.max(...all.map((row) => row[index]!.length)));
+  return all.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  ')).join('\n');
+}
+
+/** JSON for `--json`: one object per line. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
