@@ -26,6 +26,7 @@ export function errorToExitCode(error: unknown): number {
     case 'SESSION_ALREADY_RUNNING':
     case 'SESSION_COMPLETED':
     case 'SESSION_NOT_WAITING':
+    case 'SESSION_WAITING':
     case 'WORKFLOW_VERSION_MISMATCH':
     case 'CONFLICT':
       return exitCodes.conflict;

@@ -353,6 +353,12 @@ export interface ReleaseInput {
   error?: ErrorInfo | null;
   /** With `completed`/`failed`: closes the current run with this output or error. */
   runOutput?: unknown;
+  /**
+   * With `waiting`: the request key of the current run's input step. If its answer is already in the inbox (it
+   * arrived while the worker was still finishing), the session is released `queued` instead, in
+   * the same transaction, so an early answer is never stranded.
+   */
+  waitingFor?: string;
   events?: EventInput[];
 }
 
@@ -360,6 +366,8 @@ export type StopResult = 'interrupted' | 'requested' | 'not-running';
 
 export interface DeliverInputInput {
   sessionId: string;
+  /** The run that asked; answers belong to one run (a follow-up asking again is a new request). */
+  runId: string;
   /** The key of the `input` step that waits for it. */
   requestKey: string;
   value: unknown;
@@ -454,7 +462,10 @@ export interface Store {
   failStep(fence: Fence, input: FailStepInput): Promise<StepRecord>;
   /** `beginStep` and `completeStep` in one transaction. */
   recordStep(fence: Fence, input: RecordStepInput): Promise<StepRecord>;
-  /** Marks every live step of the run with `seq >= fromSeq` superseded; returns how many. */
+  /**
+   * Marks every live step of the run with `seq >= fromSeq` superseded, forgets the answers to the
+   * input steps among them, and reopens the run; returns how many steps.
+   */
   supersedeSteps(fence: Fence, input: { runId: string; fromSeq: number; events?: EventInput[] }): Promise<number>;
   /** The run's journal in one query, `seq` order; live steps only unless asked. */
   loadJournal(runId: string, options?: { includeSuperseded?: boolean }): Promise<StepRecord[]>;
@@ -507,10 +518,13 @@ export interface Store {
   requestStop(sessionId: string, scope?: OwnerScope): Promise<StopResult>;
 
   // Inbox ----------------------------------------------------------------------------------
-  /** Records a human answer once per request; a waiting session becomes `queued` in the same transaction. */
+  /**
+   * Records a human answer once per (run, request); a waiting session becomes `queued` in the same
+   * transaction. Rewinding past the request's step (`supersedeSteps`) forgets the answer.
+   */
   deliverInput(input: DeliverInputInput): Promise<DeliverInputResult>;
   /** The recorded answer, or `undefined` when none has arrived. */
-  readInput(sessionId: string, requestKey: string): Promise<{ value: unknown } | undefined>;
+  readInput(runId: string, requestKey: string): Promise<{ value: unknown } | undefined>;
 
   // Users ----------------------------------------------------------------------------------
   createUser(input: { id?: string; name: string }): Promise<User>;
@@ -524,8 +538,8 @@ export interface Store {
 
   // Fork and retention ---------------------------------------------------------------------
   /**
-   * Copies messages, runs and journal (blobs shared, never copied) up to `beforeStep` into a new
-   * `queued` session; the source session is not changed.
+   * Copies messages, runs, journal and sources (blobs shared, never copied) up to `beforeStep` into
+   * a new `interrupted` session, ready to resume; the source session is not changed.
    */
   forkSession(input: ForkSessionInput): Promise<Session>;
   /**

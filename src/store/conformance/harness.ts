@@ -4,6 +4,8 @@ import type { Store, WorkflowRef } from '../store.ts';
 /** One isolated, migrated database for one test. */
 export interface TestDatabase {
   store: Store;
+  /** What `QUARRY_DB` would say to reach this database from another process. */
+  location: string;
   /** Another connection to the same database, as another process would have. */
   openAnother(): Promise<Store>;
   /** Raw SQL against the database (with `?` placeholders), for checks the interface cannot make. */

@@ -58,15 +58,42 @@ export function inboxCases(use: () => TestDatabase): void {
     const session = await createTestSession(store);
     const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
     await store.release(lease, { status: 'waiting' });
-    const first = await store.deliverInput({ sessionId: session.id, requestKey: 'outline-review', value: 'approve' });
+    const first = await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'outline-review', value: 'approve' });
     expect(first).toEqual({ accepted: true, value: 'approve', queued: true });
-    const second = await store.deliverInput({ sessionId: session.id, requestKey: 'outline-review', value: 'change everything' });
+    const second = await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'outline-review', value: 'change everything' });
     expect(second).toEqual({ accepted: false, value: 'approve', queued: false });
-    expect(await store.readInput(session.id, 'outline-review')).toEqual({ value: 'approve' });
-    expect(await store.readInput(session.id, 'other')).toBeUndefined();
+    expect(await store.readInput(session.currentRunId!, 'outline-review')).toEqual({ value: 'approve' });
+    expect(await store.readInput(session.currentRunId!, 'other')).toBeUndefined();
     expect((await store.getSession(session.id)).status).toBe('queued');
     const receipts = (await store.readEvents(session.id)).filter((event) => event.type === 'input-receive');
     expect(receipts).toHaveLength(1);
+  });
+}
+
+export function earlyAnswerCase(use: () => TestDatabase): void {
+  it('forgets the answer to an input step that a rewind supersedes', async () => {
+    const { store } = use();
+    const session = await createTestSession(store);
+    const runId = session.currentRunId!;
+    const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
+    await store.recordStep(lease, { runId, key: 'outline', kind: 'task', output: 'outline v1' });
+    await store.beginStep(lease, { runId, key: 'outline-review', kind: 'input' });
+    await store.deliverInput({ sessionId: session.id, runId, requestKey: 'outline-review', value: 'approve' });
+    await store.supersedeSteps(lease, { runId, fromSeq: 1 });
+    expect(await store.readInput(runId, 'outline-review')).toBeUndefined();
+  });
+
+  it('releases a waiting session as queued when its answer arrived before the release', async () => {
+    const { store } = use();
+    const session = await createTestSession(store);
+    const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
+    const early = await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'outline-review', value: 'ok' });
+    expect(early).toEqual({ accepted: true, value: 'ok', queued: false });
+    const released = await store.release(lease, { status: 'waiting', waitingFor: 'outline-review' });
+    expect(released.status).toBe('queued');
+    const other = await createTestSession(store);
+    const otherLease = await store.claimSession({ sessionId: other.id, workerId: 'w1', ttlMs: 10_000 });
+    expect((await store.release(otherLease, { status: 'waiting', waitingFor: 'outline-review' })).status).toBe('waiting');
   });
 }
 

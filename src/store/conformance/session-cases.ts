@@ -137,7 +137,7 @@ export function sessionCases(use: () => TestDatabase): void {
     const lease = await store.claimSession({ sessionId: doomed.id, workerId: 'w1', ttlMs: 10_000 });
     await store.recordStep(lease, { runId: doomed.currentRunId!, key: 'big', kind: 'task', output: 'y'.repeat(5000) });
     await store.upsertSource({ sessionId: doomed.id, url: 'https://example.org/a' });
-    await store.deliverInput({ sessionId: doomed.id, requestKey: 'review', value: 'ok' });
+    await store.deliverInput({ sessionId: doomed.id, runId: doomed.currentRunId!, requestKey: 'review', value: 'ok' });
     await store.deleteSession(doomed.id);
     await expectCode(store.getSession(doomed.id), 'SESSION_NOT_FOUND');
     for (const table of ['runs', 'messages', 'steps', 'events', 'sources', 'inbox', 'blob_refs']) {

@@ -3,7 +3,7 @@ import type { StoreHarness, TestDatabase } from './harness.ts';
 import { journalCases } from './journal-cases.ts';
 import { leaseCases } from './lease-cases.ts';
 import { migrationCases } from './migration-cases.ts';
-import { eventCases, forkAndRetentionCases, inboxCases, sourceAndBlobCases, userCases } from './record-cases.ts';
+import { earlyAnswerCase, eventCases, forkAndRetentionCases, inboxCases, sourceAndBlobCases, userCases } from './record-cases.ts';
 import { sessionCases } from './session-cases.ts';
 
 /**
@@ -25,7 +25,10 @@ export function describeStoreConformance(harness: StoreHarness, skipReason: stri
     describe('journal', () => journalCases(use));
     describe('leases', () => leaseCases(use));
     describe('events', () => eventCases(use));
-    describe('inbox', () => inboxCases(use));
+    describe('inbox', () => {
+      inboxCases(use);
+      earlyAnswerCase(use);
+    });
     describe('users', () => userCases(use));
     describe('sources and blobs', () => sourceAndBlobCases(use));
     describe('fork and retention', () => forkAndRetentionCases(use));

@@ -22,10 +22,11 @@ CREATE TABLE sources (
 
 CREATE TABLE inbox (
   session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
   request_key TEXT NOT NULL,
   value TEXT,
   received_at {{bigint}} NOT NULL,
-  PRIMARY KEY (session_id, request_key)
+  PRIMARY KEY (run_id, request_key)
 );
 
 CREATE TABLE users (

@@ -18,6 +18,12 @@ export function postgresSkipReason(): string | null {
   return null;
 }
 
+function withSchema(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('schema', schema);
+  return parsed.toString();
+}
+
 /** Each database is a new schema, dropped afterwards, so runs and tests never collide. */
 export const postgresHarness: StoreHarness = {
   name: 'postgres',
@@ -29,6 +35,7 @@ export const postgresHarness: StoreHarness = {
     const raw = new PostgresDriver(url, { schema });
     const database: TestDatabase & { schema: string } = {
       schema,
+      location: withSchema(url, schema),
       store,
       async openAnother() {
         const another = await openStore({ db: url, schema, targetSchemaVersion: options.targetSchemaVersion });

@@ -1,3 +1,4 @@
+import { QuarryError } from '../errors.ts';
 import type { DeliverInputInput, DeliverInputResult } from '../store.ts';
 import { decodeJson, encodeJson } from './codec.ts';
 import { notifyRunnable, readSession, touchSession, type SqlContext } from './context.ts';
@@ -11,15 +12,18 @@ export async function deliverInput(ctx: SqlContext, input: DeliverInputInput): P
   return ctx.driver.transaction(async (tx) => {
     await touchSession(ctx, tx, input.sessionId, input);
     const inserted = await tx.query(
-      `INSERT INTO inbox (session_id, request_key, value, received_at) VALUES (?, ?, ?, ${ctx.now})
-       ON CONFLICT (session_id, request_key) DO NOTHING RETURNING request_key`,
-      [input.sessionId, input.requestKey, encodeJson(input.value)],
+      `INSERT INTO inbox (session_id, run_id, request_key, value, received_at)
+       SELECT ?, id, ?, ?, ${ctx.now} FROM runs WHERE id = ? AND session_id = ?
+       ON CONFLICT (run_id, request_key) DO NOTHING RETURNING request_key`,
+      [input.sessionId, input.requestKey, encodeJson(input.value), input.runId, input.sessionId],
     );
     if (inserted.length === 0) {
-      const rows = await tx.query<{ value: string | null }>('SELECT value FROM inbox WHERE session_id = ? AND request_key = ?', [
-        input.sessionId,
+      const rows = await tx.query<{ value: string | null }>('SELECT value FROM inbox WHERE run_id = ? AND request_key = ? AND session_id = ?', [
+        input.runId,
         input.requestKey,
+        input.sessionId,
       ]);
+      if (rows.length === 0) throw new QuarryError('RUN_NOT_FOUND', `Session "${input.sessionId}" has no run "${input.runId}".`, { details: { runId: input.runId } });
       return { accepted: false, value: decodeJson(rows[0]?.value), queued: false };
     }
     const session = await readSession(ctx, tx, input.sessionId);
@@ -34,10 +38,7 @@ export async function deliverInput(ctx: SqlContext, input: DeliverInputInput): P
   });
 }
 
-export async function readInput(ctx: SqlContext, sessionId: string, requestKey: string): Promise<{ value: unknown } | undefined> {
-  const rows = await ctx.driver.query<{ value: string | null }>('SELECT value FROM inbox WHERE session_id = ? AND request_key = ?', [
-    sessionId,
-    requestKey,
-  ]);
+export async function readInput(ctx: SqlContext, runId: string, requestKey: string): Promise<{ value: unknown } | undefined> {
+  const rows = await ctx.driver.query<{ value: string | null }>('SELECT value FROM inbox WHERE run_id = ? AND request_key = ?', [runId, requestKey]);
   return rows[0] ? { value: decodeJson(rows[0].value) } : undefined;
 }

@@ -131,10 +131,16 @@ export function failStep(ctx: SqlContext, fence: Fence, input: FailStepInput): P
 export function supersedeSteps(ctx: SqlContext, fence: Fence, input: { runId: string; fromSeq: number; events?: { type: string; data?: unknown }[] }): Promise<number> {
   return ctx.driver.transaction(async (tx) => {
     await checkFence(ctx, tx, fence);
+    await tx.query(
+      `DELETE FROM inbox WHERE run_id = ? AND request_key IN
+         (SELECT key FROM steps WHERE run_id = ? AND seq >= ? AND kind = 'input' AND status <> 'superseded')`,
+      [input.runId, input.runId, input.fromSeq],
+    );
     const changed = await tx.query(
       "UPDATE steps SET status = 'superseded' WHERE run_id = ? AND session_id = ? AND seq >= ? AND status <> 'superseded' RETURNING id",
       [input.runId, fence.sessionId, input.fromSeq],
     );
+    await tx.query("UPDATE runs SET status = 'open', output = NULL, ended_at = NULL WHERE id = ? AND session_id = ?", [input.runId, fence.sessionId]);
     // Rare (a rewind), so recount from the journal instead of adjusting counters.
     const counts = await tx.query<{ known: number; completed: number }>(
       `SELECT COUNT(*) AS known, COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed

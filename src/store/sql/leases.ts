@@ -103,12 +103,18 @@ export async function heartbeat(ctx: SqlContext, lease: Lease, ttlMs: number): P
 export async function release(ctx: SqlContext, lease: Lease, input: ReleaseInput): Promise<Session> {
   return ctx.driver.transaction(async (tx) => {
     await checkFence(ctx, tx, lease);
+    let status = input.status;
+    if (status === 'waiting' && input.waitingFor !== undefined) {
+      const answered = await tx.query('SELECT 1 AS found FROM inbox WHERE run_id = (SELECT current_run_id FROM sessions WHERE id = ?) AND request_key = ?',
+        [lease.sessionId, input.waitingFor],);
+      if (answered.length > 0) status = 'queued';
+    }
     await tx.query(
       `UPDATE sessions SET status = ?, lease_owner = NULL, lease_expires_at = NULL, stop_requested = 0, claim_count = 0,
          error_code = ?, error_message = ? WHERE id = ?`,
-      [input.status, input.error?.code ?? null, input.error?.message ?? null, lease.sessionId],
+      [status, input.error?.code ?? null, input.error?.message ?? null, lease.sessionId],
     );
-    if (input.status === 'completed' || input.status === 'failed') {
+    if (status === 'completed' || status === 'failed') {
       await tx.query(
         `UPDATE runs SET status = ?, output = ?, ended_at = ${ctx.now}
          WHERE id = (SELECT current_run_id FROM sessions WHERE id = ?)`,
@@ -116,7 +122,7 @@ export async function release(ctx: SqlContext, lease: Lease, input: ReleaseInput
       );
     }
     await appendEventsInTx(ctx, tx, lease.sessionId, input.events ?? []);
-    if (input.status === 'queued') notifyRunnable(tx);
+    if (status === 'queued') notifyRunnable(tx);
     return readSession(ctx, tx, lease.sessionId);
   });
 }

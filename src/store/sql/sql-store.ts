@@ -142,7 +142,7 @@ export class SqlStore implements Store {
   requestStop = (sessionId: string, scope?: OwnerScope) => requestStop(this.ctx, sessionId, scope);
 
   deliverInput = (input: DeliverInputInput) => deliverInput(this.ctx, input);
-  readInput = (sessionId: string, requestKey: string) => readInput(this.ctx, sessionId, requestKey);
+  readInput = (runId: string, requestKey: string) => readInput(this.ctx, runId, requestKey);
 
   createUser = (input: { id?: string; name: string }) => createUser(this.ctx, input);
   listUsers = () => listUsers(this.ctx);

@@ -16,6 +16,7 @@ export const sqliteHarness: StoreHarness = {
     const raw = new SqliteDriver(path);
     const database: TestDatabase & { path: string } = {
       path,
+      location: path,
       store,
       async openAnother() {
         const another = await openStore({ db: path, targetSchemaVersion: options.targetSchemaVersion });

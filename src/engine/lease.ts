@@ -1,0 +1,46 @@
+import { isQuarryError } from '../store/errors.ts';
+import type { Lease, Store } from '../store/store.ts';
+
+export interface LeaseKeeperOptions {
+  store: Store;
+  lease: Lease;
+  ttlMs: number;
+  /** How often to extend the lease; independent of step progress. */
+  intervalMs: number;
+  /** The lease is gone (taken over, released, session deleted, or expired while unreachable). */
+  onLost: () => void;
+  /** Someone asked the session to stop (from any process). */
+  onStopRequested: () => void;
+}
+
+/**
+ * Heartbeats a lease on a timer until stopped. A heartbeat that fails for a transient reason is
+ * tried again on the next tick; once the lease has expired without a successful heartbeat, the
+ * worker can no longer know it is the owner, so it gives up (`onLost`).
+ */
+export function keepLease(options: LeaseKeeperOptions): { stop(): void } {
+  let expiresAt = options.lease.expiresAt;
+  let beating = false;
+  let stopped = false;
+  const timer = setInterval(async () => {
+    if (beating || stopped) return;
+    beating = true;
+    try {
+      const beat = await options.store.heartbeat(options.lease, options.ttlMs);
+      expiresAt = beat.expiresAt;
+      if (beat.stopRequested && !stopped) options.onStopRequested();
+    } catch (error) {
+      if (stopped) return;
+      if (isQuarryError(error, 'LEASE_LOST') || isQuarryError(error, 'SESSION_NOT_FOUND') || Date.now() > expiresAt) options.onLost();
+    } finally {
+      beating = false;
+    }
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

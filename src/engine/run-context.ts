@@ -1,0 +1,303 @@
+import { QuarryError, isQuarryError } from '../store/errors.ts';
+import type { ErrorInfo, EventInput, Lease, Run, Session, StepKind, StepPrompt, StepRecord, StepUsage, Store } from '../store/store.ts';
+import { InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
+
+export interface StepOptions {
+  /** Unique within the run; the journal is memoized by it. Use paths: `iteration-2/search-0`. */
+  key: string;
+  /** The stage the UI shows: `plan`, `search`, `read`… */
+  phase?: string;
+  /** Recorded with the step (shown in the UI, kept by forks); not used for memoization. */
+  input?: unknown;
+  /** Attempts that may crash (begun, never ended) before the run fails. Default: the runner's. */
+  maxAttempts?: number;
+}
+
+export interface LlmCallOptions {
+  key: string;
+  phase?: string;
+  /** `provider:model`, recorded with the usage. */
+  model: string;
+  system?: string;
+  /** The user input sent to the model. */
+  prompt: string;
+  maxAttempts?: number;
+}
+
+export interface LlmResult<T> {
+  output: T;
+  /** Tokens and cost; the model and the latency are filled in by the context. */
+  usage?: Omit<StepUsage, 'model' | 'latencyMs'>;
+}
+
+export interface WaitForInputOptions {
+  key: string;
+  phase?: string;
+  /** What the person is asked to look at (an outline to review); shown in the `input-request` event. */
+  payload?: unknown;
+}
+
+export interface RunContextOptions {
+  store: Store;
+  lease: Lease;
+  session: Session;
+  run: Run;
+  /** The run's live journal, loaded once per activation. */
+  journal: readonly StepRecord[];
+  /** Aborted on interrupt or lease loss; its reason is the signal. */
+  signal: AbortSignal;
+  /** Called when a write discovers that the lease is gone, so the activation stops everywhere. */
+  onLeaseLost: () => void;
+  maxAttempts: number;
+}
+
+interface JournaledSpec {
+  key: string;
+  phase: string | null;
+  kind: StepKind;
+  input?: unknown;
+  prompt?: StepPrompt;
+  maxAttempts?: number;
+}
+
+/** JSON round trip, so a live result and its replay are the same value (Dates become strings both times). */
+function asRecorded<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+function toErrorInfo(error: unknown): ErrorInfo {
+  if (isQuarryError(error)) return { code: error.code, message: error.message };
+  const code = (error as { code?: unknown })?.code;
+  return { code: typeof code === 'string' ? code : 'ERROR', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * What a workflow sees of the engine. Every method is journaled: a completed record returns its
+ * output without running anything, and a live result is committed (fenced by the lease) before it
+ * is returned.
+ */
+export class RunContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly runNumber: number;
+  readonly settings: Record<string, unknown>;
+  readonly signal: AbortSignal;
+  private readonly store: Store;
+  private readonly lease: Lease;
+  private readonly records = new Map<string, StepRecord>();
+  private readonly usedKeys = new Set<string>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly onLeaseLost: () => void;
+  private readonly maxAttempts: number;
+  private lastPhase: string | null = null;
+  private draining = false;
+
+  constructor(options: RunContextOptions) {
+    this.store = options.store;
+    this.lease = options.lease;
+    this.sessionId = options.session.id;
+    this.runId = options.run.id;
+    this.runNumber = options.run.number;
+    this.settings = options.session.settings;
+    this.signal = options.signal;
+    this.onLeaseLost = options.onLeaseLost;
+    this.maxAttempts = options.maxAttempts;
+    for (const record of options.journal) this.records.set(record.key, record);
+  }
+
+  /** A journaled unit of work. `work` receives the activation's abort signal. */
+  step<T>(options: StepOptions, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
+    const spec: JournaledSpec = { key: options.key, phase: options.phase ?? null, kind: 'task', input: options.input, maxAttempts: options.maxAttempts };
+    return this.journaled(spec, async (signal) => ({ output: await work(signal) }));
+  }
+
+  /** A model call: records model, prompts, output, token usage, cost and latency. */
+  llm<T>(options: LlmCallOptions, work: (signal: AbortSignal) => Promise<LlmResult<T>>): Promise<T> {
+    const spec: JournaledSpec = {
+      key: options.key,
+      phase: options.phase ?? null,
+      kind: 'llm',
+      input: { model: options.model },
+      prompt: { system: options.system, user: options.prompt },
+      maxAttempts: options.maxAttempts,
+    };
+    return this.journaled(spec, async (signal) => {
+      const started = performance.now();
+      const result = await work(signal);
+      const usage: StepUsage = { ...result.usage, model: options.model, latencyMs: Math.round(performance.now() - started) };
+      return { output: result.output, usage };
+    });
+  }
+
+  /**
+   * Asks a person. The first time, records the request, and the activation ends with the session
+   * `waiting`. Once an answer is in the inbox, replay returns it here.
+   */
+  async waitForInput<T = unknown>(options: WaitForInputOptions): Promise<T> {
+    this.claimKey(options.key);
+    const record = this.records.get(options.key);
+    if (record?.status === 'completed') return record.output as T;
+    this.throwIfAborted();
+    const answer = await this.write(() => this.store.readInput(this.runId, options.key));
+    const phase = options.phase ?? null;
+    if (answer) {
+      const events: EventInput[] = [{ type: 'step-end', data: { key: options.key, phase, kind: 'input', status: 'completed' } }];
+      const value = asRecorded(answer.value);
+      if (record) await this.write(() => this.store.completeStep(this.lease, { runId: this.runId, key: options.key, output: value, events }));
+      else await this.write(() => this.store.recordStep(this.lease, { runId: this.runId, key: options.key, phase, kind: 'input', input: options.payload, output: value, events }));
+      return value as T;
+    }
+    if (!record) {
+      const events: EventInput[] = [{ type: 'input-request', data: { key: options.key, phase, payload: options.payload ?? null } }];
+      await this.write(() => this.store.beginStep(this.lease, { runId: this.runId, key: options.key, phase, kind: 'input', input: options.payload, events }));
+    }
+    throw new WaitForInputSignal(options.key);
+  }
+
+  /** The clock, journaled: replay returns the recorded reading. */
+  now(key: string): Promise<number> {
+    return this.recordValue(key, 'clock', () => Date.now());
+  }
+
+  /** A random number in [0, 1), journaled. */
+  random(key: string): Promise<number> {
+    return this.recordValue(key, 'random', () => Math.random());
+  }
+
+  /**
+   * Emits a progress event (`source-found`, `report-delta`…). Not journaled: call it from inside a
+   * step's work, which runs only live, never on replay.
+   */
+  async emit(type: string, data?: unknown): Promise<void> {
+    await this.write(() => this.store.appendEvent({ sessionId: this.sessionId, fence: this.lease, type, data }));
+  }
+
+  /** Stops new steps from starting (a graceful handoff); steps in flight may finish. */
+  drainNewSteps(): void {
+    this.draining = true;
+  }
+
+  /** Resolves when every step started by this context has settled. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async recordValue(key: string, kind: 'clock' | 'random', read: () => number): Promise<number> {
+    this.claimKey(key);
+    const record = this.records.get(key);
+    if (record?.status === 'completed') return record.output as number;
+    this.throwIfAborted();
+    const value = read();
+    await this.write(() => this.store.recordStep(this.lease, { runId: this.runId, key, kind, output: value }));
+    return value;
+  }
+
+  private journaled<T>(spec: JournaledSpec, work: (signal: AbortSignal) => Promise<{ output: T; usage?: StepUsage }>): Promise<T> {
+    try {
+      this.claimKey(spec.key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const record = this.records.get(spec.key);
+    if (record?.status === 'completed') return Promise.resolve(record.output as T);
+    const promise = this.runLive(spec, record, work);
+    this.inFlight.add(promise);
+    void promise.catch(() => undefined).finally(() => this.inFlight.delete(promise));
+    return promise;
+  }
+
+  private async runLive<T>(
+    spec: JournaledSpec,
+    record: StepRecord | undefined,
+    work: (signal: AbortSignal) => Promise<{ output: T; usage?: StepUsage }>,
+  ): Promise<T> {
+    this.throwIfAborted();
+    if (this.draining) throw new InterruptSignal('handing the session over', true);
+    const { key, phase, kind } = spec;
+    const maxAttempts = spec.maxAttempts ?? this.maxAttempts;
+    if (record?.status === 'running' && record.attempts >= maxAttempts) {
+      const message = `Step "${key}" was started ${record.attempts} times without completing (the process died each time); giving up. Fix the cause, then resume to try again.`;
+      await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: { code: 'STEP_ATTEMPTS_EXCEEDED', message } }));
+      throw new QuarryError('STEP_ATTEMPTS_EXCEEDED', message, { details: { key, attempts: record.attempts } });
+    }
+    const events: EventInput[] = [];
+    if (phase && phase !== this.lastPhase) {
+      this.lastPhase = phase;
+      events.push({ type: 'phase-start', data: { phase } });
+    }
+    const attempt = (record?.attempts ?? 0) + 1;
+    events.push({ type: 'step-start', data: { key, phase, kind, attempt } });
+    await this.write(() => this.store.beginStep(this.lease, { runId: this.runId, key, phase, kind, input: spec.input, events }));
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let result: { output: T; usage?: StepUsage };
+    try {
+      result = await raceAbort(Promise.resolve().then(() => work(this.signal)), this.signal);
+    } catch (error) {
+      throw await this.recordFailure(spec, error, elapsed());
+    }
+    const output = asRecorded(result.output);
+    const end: EventInput = { type: 'step-end', data: { key, phase, kind, status: 'completed', durationMs: elapsed(), usage: result.usage ?? null } };
+    const completed = await this.write(() =>
+      this.store.completeStep(this.lease, { runId: this.runId, key, output, usage: result.usage, prompt: spec.prompt, events: [end] }),
+    );
+    this.records.set(key, completed);
+    return output;
+  }
+
+  /** Journals why a step ended without output, and returns what the workflow should see thrown. */
+  private async recordFailure(spec: JournaledSpec, error: unknown, durationMs: number): Promise<unknown> {
+    const { key, phase, kind } = spec;
+    const reason: unknown = this.signal.aborted ? this.signal.reason : error;
+    if (reason instanceof LeaseLostSignal) return reason;
+    if (reason instanceof InterruptSignal) {
+      // Interrupted steps are retried on resume like failed ones, without counting as crashes.
+      const info = { code: 'INTERRUPTED', message: reason.message };
+      const events = [{ type: 'step-end', data: { key, phase, kind, status: 'interrupted', durationMs } }];
+      await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: info, events })).catch(() => undefined);
+      return reason;
+    }
+    const info = toErrorInfo(error);
+    const events = [{ type: 'step-end', data: { key, phase, kind, status: 'failed', durationMs, error: info } }];
+    await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: info, events }));
+    return new QuarryError('STEP_FAILED', `Step "${key}" failed: ${info.message}`, {
+      details: { key, phase, cause: info.code },
+      isRetryable: isQuarryError(error) ? error.isRetryable : false,
+      cause: error,
+    });
+  }
+
+  /** Runs a store call; a lost lease stops the whole activation and surfaces as its signal. */
+  private async write<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isQuarryError(error, 'LEASE_LOST') || isQuarryError(error, 'SESSION_NOT_FOUND')) {
+        this.onLeaseLost();
+        throw new LeaseLostSignal(this.sessionId);
+      }
+      throw error;
+    }
+  }
+
+  private claimKey(key: string): void {
+    if (this.usedKeys.has(key)) {
+      throw new QuarryError('DUPLICATE_STEP_KEY', `Step key "${key}" is used twice in one run; step keys must be unique.`, { details: { key } });
+    }
+    this.usedKeys.add(key);
+  }
+
+  private throwIfAborted(): void {
+    if (this.signal.aborted) throw this.signal.reason;
+  }
+}
