@@ -19,18 +19,14 @@ export async function appendEventsInTx(ctx: SqlContext, tx: SqlExecutor, session
   const last = Number(rows[0]!.last_event_offset);
   const createdAt = Number(rows[0]!.now);
   const stored: StoredEvent[] = [];
-  let offset = last - events.length;
-  for (const event of events) {
-    offset += 1;
-    await tx.query('INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES (?, ?, ?, ?, ?)', [
-      sessionId,
-      offset,
-      event.type,
-      encodeJson(event.data ?? null),
-      createdAt,
-    ]);
+  const params: unknown[] = [];
+  events.forEach((event, index) => {
+    const offset = last - events.length + index + 1;
+    params.push(sessionId, offset, event.type, encodeJson(event.data ?? null), createdAt);
     stored.push({ sessionId, offset, type: event.type, data: event.data ?? null, createdAt });
-  }
+  });
+  // One multi-row insert: one round trip however many events a write carries.
+  await tx.query(`INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES ${events.map(() => '(?, ?, ?, ?, ?)').join(', ')}`, params);
   tx.notify(EVENTS_CHANNEL, `${sessionId}:${last}`);
   return stored;
 }

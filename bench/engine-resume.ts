@@ -1,0 +1,99 @@
+/**
+ * Time to resume: open the store, load the journal, replay a workflow to its resume point, for
+ * sessions with 200 and 10,000 completed steps. Target: under 100 ms for 10,000 on SQLite.
+ * Run alone: `node --import tsx bench/engine-resume.ts`.
+ */
+import { join } from 'node:path';
+import { Runner } from '../src/engine/runner.ts';
+import { WorkflowRegistry, type Workflow } from '../src/engine/workflow.ts';
+import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
+import { formatMs, median, pgBenchUrl, printTable, tempFolder } from './bench-lib.ts';
+
+const REPEATS = 7;
+
+/** Steps 0…n-1 are journaled; step n is the resume point, whose work reports the time and stops. */
+function replayWorkflow(onResumePoint: () => void): Workflow<{ steps: number }, void> {
+  return {
+    name: 'replay',
+    version: 1,
+    async run(ctx, input) {
+      for (let index = 0; index < input.steps; index++) {
+        await ctx.step({ key: `iteration-${Math.floor(index / 10)}/step-${index % 10}`, phase: index % 2 ? 'read' : 'search' }, () => ({ note: `note ${index}`, url: `https://example.org/${index}` }));
+      }
+      await ctx.step({ key: 'resume-point' }, () => {
+        onResumePoint();
+        throw new Error('stop here');
+      });
+    },
+  };
+}
+
+async function prepare(location: string, options: OpenStoreOptions, steps: number): Promise<string> {
+  const store = await openStore({ db: location, ...options });
+  try {
+    const session = await store.createSession({ ownerId: 'bench', title: 'resume', question: 'q', workflow: { name: 'replay', version: 1 }, run: { kind: 'initial', input: { steps: steps - 1 } } });
+    const lease = await store.claimSession({ sessionId: session.id, workerId: 'bench', ttlMs: 600_000 });
+    for (let index = 0; index < steps - 1; index++) {
+      await store.recordStep(lease, {
+        runId: session.currentRunId!,
+        key: `iteration-${Math.floor(index / 10)}/step-${index % 10}`,
+        phase: index % 2 ? 'read' : 'search',
+        kind: 'task',
+        output: { note: `note ${index}`, url: `https://example.org/${index}` },
+      });
+    }
+    await store.release(lease, { status: 'interrupted' });
+    return session.id;
+  } finally {
+    await store.close();
+  }
+}
+
+async function timeResume(location: string, options: OpenStoreOptions, sessionId: string): Promise<number> {
+  const start = performance.now();
+  let reached = 0;
+  const store = await openStore({ db: location, ...options });
+  try {
+    const runner = new Runner({ store, workflows: new WorkflowRegistry([replayWorkflow(() => (reached = performance.now()))]), log: () => undefined });
+    await runner.runSession(sessionId);
+    return reached - start;
+  } finally {
+    await store.close();
+  }
+}
+
+async function measure(label: string, location: string, options: OpenStoreOptions, rows: string[][]): Promise<void> {
+  for (const steps of [200, 10_000]) {
+    const sessionId = await prepare(location, options, steps);
+    const times: number[] = [];
+    for (let repeat = 0; repeat < REPEATS; repeat++) times.push(await timeResume(location, options, sessionId));
+    rows.push([label, steps.toLocaleString('en'), formatMs(median(times)), formatMs(Math.min(...times))]);
+  }
+}
+
+export async function run(): Promise<void> {
+  const rows: string[][] = [];
+  const folder = tempFolder('resume');
+  try {
+    await measure('SQLite', join(folder.path, 'quarry.db'), {}, rows);
+  } finally {
+    folder.remove();
+  }
+  const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await measure('PostgreSQL', pgBenchUrl, { schema }, rows);
+  } catch (error) {
+    rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-']);
+  } finally {
+    const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
+    await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await driver?.close();
+  }
+  printTable(
+    `Time to resume: open the store, load the journal, replay to the resume point (median of ${REPEATS})`,
+    ['store', 'journaled steps', 'median', 'best'],
+    rows,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
