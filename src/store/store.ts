@@ -194,6 +194,64 @@ export interface User {
   createdAt: number;
 }
 
+export interface CorpusDocument {
+  id: number;
+  /** Absolute file path. */
+  path: string;
+  title: string;
+  /** `markdown`, `text`, `html` or `pdf`. */
+  kind: string;
+  size: number;
+  mtimeMs: number;
+  /** sha-256 of the file's bytes. */
+  contentHash: string;
+  /** Characters of extracted text. */
+  chars: number;
+  indexedAt: number;
+}
+
+export interface PassageInput {
+  /** Character offsets of the passage in the document's extracted text. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface UpsertDocumentInput {
+  path: string;
+  title: string;
+  kind: string;
+  size: number;
+  mtimeMs: number;
+  contentHash: string;
+  chars: number;
+  /** Replace the document's passages, in order. */
+  passages: PassageInput[];
+}
+
+export interface PassageHit {
+  passageId: number;
+  documentId: number;
+  path: string;
+  title: string;
+  /** Position of the passage in its document, from 0. */
+  position: number;
+  start: number;
+  end: number;
+  text: string;
+  /** Higher is better; comparable within one result list only. */
+  score: number;
+}
+
+export interface SearchPassagesInput {
+  /** Free text; the words are matched (any of them), ranked by relevance. */
+  query: string;
+  /** Default 10, at most 100. */
+  limit?: number;
+  /** Only documents under these folders (absolute paths). */
+  pathPrefixes?: string[];
+}
+
 export interface EventInput {
   type: string;
   data?: unknown;
@@ -535,6 +593,18 @@ export interface Store {
   addApiToken(input: { userId: string; tokenHash: string; label?: string }): Promise<void>;
   /** The user whose token has this hash, or null. */
   findUserByTokenHash(tokenHash: string): Promise<User | null>;
+
+  // Local corpus ---------------------------------------------------------------------------
+  /** Inserts or replaces a document and its passages (and their full-text index) in one transaction. */
+  upsertDocument(input: UpsertDocumentInput): Promise<CorpusDocument>;
+  /** Records a new mtime for a document whose content did not change. */
+  touchDocument(input: { path: string; mtimeMs: number; size: number }): Promise<void>;
+  /** Documents under a folder (all when omitted), by path; never their passages. */
+  listDocuments(options?: { pathPrefix?: string }): Promise<CorpusDocument[]>;
+  /** Removes documents and their passages; returns how many documents. */
+  removeDocuments(paths: string[]): Promise<number>;
+  /** Passages matching any word of the query, best first (BM25 on SQLite, ts_rank_cd on PostgreSQL). */
+  searchPassages(input: SearchPassagesInput): Promise<PassageHit[]>;
 
   // Fork and retention ---------------------------------------------------------------------
   /**

@@ -148,6 +148,22 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
   deleteUser: [id],
   addApiToken: [z.object({ userId: id, tokenHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha-256 hex digest'), label: z.string().max(200).optional() })],
   findUserByTokenHash: [z.string().max(128)],
+  upsertDocument: [
+    z.object({
+      path: nonEmpty(4000),
+      title: z.string().max(1000),
+      kind: nonEmpty(20),
+      size: z.number().int().min(0),
+      mtimeMs: z.number().min(0),
+      contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+      chars: z.number().int().min(0),
+      passages: z.array(z.object({ start: z.number().int().min(0), end: z.number().int().min(0), text: bigText(limits.messageChars) })).max(200_000),
+    }),
+  ],
+  touchDocument: [z.object({ path: nonEmpty(4000), mtimeMs: z.number().min(0), size: z.number().int().min(0) })],
+  listDocuments: [z.object({ pathPrefix: z.string().max(4000).optional() }).optional()],
+  removeDocuments: [z.array(z.string().max(4000)).max(1_000_000)],
+  searchPassages: [z.object({ query: z.string().max(2000), limit: z.number().int().min(1).max(100).optional(), pathPrefixes: z.array(z.string().min(1).max(4000)).max(50).optional() })],
   forkSession: [
     z.object({ sessionId: id, beforeStep: stepKey.optional(), ownerId: id.optional(), newSessionId: id.optional(), title: nonEmpty(limits.titleChars).optional(), workflow: workflow.optional() }),
   ],

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { StoreHarness, TestDatabase } from './harness.ts';
+import { corpusCases } from './corpus-cases.ts';
 import { journalCases } from './journal-cases.ts';
 import { leaseCases } from './lease-cases.ts';
 import { migrationCases } from './migration-cases.ts';
@@ -32,6 +33,7 @@ export function describeStoreConformance(harness: StoreHarness, skipReason: stri
     describe('users', () => userCases(use));
     describe('sources and blobs', () => sourceAndBlobCases(use));
     describe('fork and retention', () => forkAndRetentionCases(use));
+    describe('local corpus', () => corpusCases(use));
     describe('migrations', () => migrationCases(harness));
   });
 }

@@ -7,6 +7,8 @@ export interface Migration {
   version: number;
   name: string;
   script: string;
+  /** Extra statements for one backend only (full-text indexes differ), run after `script`. */
+  dialects?: { sqlite?: string; postgres?: string };
 }
 
 /** Per-migration outcome, so a failure names the migration instead of throwing halfway. */

@@ -40,6 +40,8 @@ export async function runMigrations(driver: SqlDriver, options: RunMigrationsOpt
       const applied = await tx.query('SELECT version FROM schema_migrations WHERE version = ?', [migration.version]);
       if (applied.length > 0) return { version: migration.version, name: migration.name, status: 'already-applied' };
       await driver.execScript(tx, renderMigration(migration.script, driver.dialect.name));
+      const extra = migration.dialects?.[driver.dialect.name];
+      if (extra) await driver.execScript(tx, renderMigration(extra, driver.dialect.name));
       await tx.query(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ${driver.dialect.nowMs})`, [
         migration.version,
         migration.name,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { QuarryError } from '../errors.ts';
-import type { Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
+import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
 export interface PostgresDriverOptions {
   /** Schema for Quarry's tables (created if missing). Default `public`. */
@@ -16,6 +16,26 @@ const dialect: SqlDialect = {
   randomId: 'gen_random_uuid()::text',
   likeOperator: 'ILIKE',
   crossProcessNotifications: true,
+};
+
+/** A stored tsvector (title weighted A, text D) with a GIN index; ranked by ts_rank, length-normalized. */
+const fullText: FullTextDialect = {
+  async indexPassage(tx, passage) {
+    await tx.query("UPDATE corpus_passages SET tsv = setweight(to_tsvector('english', ?), 'A') || setweight(to_tsvector('english', ?), 'D') WHERE id = ?", [
+      passage.title,
+      passage.text,
+      passage.id,
+    ]);
+  },
+  async unindexDocument() {
+    // The tsvector lives on the passage rows and goes with them.
+  },
+  searchSql: (filter) => `SELECT p.id AS passage_id, p.document_id, p.position, p.start_offset, p.end_offset, p.text, d.path, d.title,
+      ts_rank(p.tsv, q, 1) AS score
+    FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id, to_tsquery('english', ?) q
+    WHERE p.tsv @@ q${filter} ORDER BY score DESC, p.id LIMIT ?`,
+  // Terms are letters and digits only (the caller's tokenizer), quoted as tsquery lexemes.
+  searchParams: (terms) => [terms.map((term) => `'${term}'`).join(' | ')],
 };
 
 const INT8_OID = 20;
@@ -66,6 +86,7 @@ function mapPostgresError(error: unknown, location: string): unknown {
 
 export class PostgresDriver implements SqlDriver {
   readonly dialect = dialect;
+  readonly fullText = fullText;
   readonly location: string;
   readonly schema: string;
   private readonly pool: pg.Pool;

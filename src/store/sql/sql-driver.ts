@@ -27,7 +27,23 @@ export interface SqlDialect {
   readonly crossProcessNotifications: boolean;
 }
 
+/** How a backend indexes and searches passage text; the one place full-text SQL differs. */
+export interface FullTextDialect {
+  /** Adds a just-inserted passage to the full-text index. */
+  indexPassage(tx: SqlExecutor, passage: { id: number; title: string; text: string }): Promise<void>;
+  /** Removes a document's passages from the full-text index (before the rows are deleted). */
+  unindexDocument(tx: SqlExecutor, documentId: number): Promise<void>;
+  /**
+   * A query over `corpus_passages p JOIN corpus_documents d` returning the passage columns and a
+   * `score` (higher is better), for `terms` (lower-case words); `filter` is an extra WHERE clause.
+   */
+  searchSql(filter: string): string;
+  /** The parameters that precede the filter's own in `searchSql`. */
+  searchParams(terms: string[]): unknown[];
+}
+
 export interface SqlDriver extends SqlExecutor {
+  readonly fullText: FullTextDialect;
   readonly dialect: SqlDialect;
   /** Human-readable location: the file path or the connection string without password. */
   readonly location: string;

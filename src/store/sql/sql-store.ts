@@ -18,14 +18,17 @@ import type {
   OwnerScope,
   RecordStepInput,
   ReleaseInput,
+  SearchPassagesInput,
   StartRunInput,
   Store,
   StoreInfo,
   UpdateSessionInput,
+  UpsertDocumentInput,
   UpsertSourceInput,
 } from '../store.ts';
 import { putBlobInTx } from './codec.ts';
 import { readSession, touchSession, type SqlContext } from './context.ts';
+import { listDocuments, removeDocuments, searchPassages, touchDocument, upsertDocument } from './corpus.ts';
 import { EVENTS_CHANNEL, appendEvent, readEvents } from './events.ts';
 import { forkSession } from './fork.ts';
 import { deliverInput, readInput } from './inbox.ts';
@@ -149,6 +152,12 @@ export class SqlStore implements Store {
   deleteUser = (userId: string) => deleteUser(this.ctx, userId);
   addApiToken = (input: { userId: string; tokenHash: string; label?: string }) => addApiToken(this.ctx, input);
   findUserByTokenHash = (tokenHash: string) => findUserByTokenHash(this.ctx, tokenHash);
+
+  upsertDocument = (input: UpsertDocumentInput) => upsertDocument(this.ctx, input);
+  touchDocument = (input: { path: string; mtimeMs: number; size: number }) => touchDocument(this.ctx, input);
+  listDocuments = (options?: { pathPrefix?: string }) => listDocuments(this.ctx, options);
+  removeDocuments = (paths: string[]) => removeDocuments(this.ctx, paths);
+  searchPassages = (input: SearchPassagesInput) => searchPassages(this.ctx, input);
 
   forkSession = (input: ForkSessionInput) => forkSession(this.ctx, input);
   deleteFinishedSessions = (options: DeleteFinishedOptions) => deleteFinishedSessions(this.ctx, options);

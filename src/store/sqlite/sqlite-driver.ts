@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { QuarryError } from '../errors.ts';
-import type { Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
+import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
 export interface SqliteDriverOptions {
   /** `NORMAL` (default; durable across process crashes, WAL) or `FULL` (also across power loss). */
@@ -21,6 +21,22 @@ const dialect: SqlDialect = {
   randomId: 'lower(hex(randomblob(16)))',
   likeOperator: 'LIKE',
   crossProcessNotifications: false,
+};
+
+/** FTS5 over a contentless table whose rowid is the passage id; BM25 with the title weighted double. */
+const fullText: FullTextDialect = {
+  async indexPassage(tx, passage) {
+    await tx.query('INSERT INTO corpus_fts (rowid, text, title) VALUES (?, ?, ?)', [passage.id, passage.text, passage.title]);
+  },
+  async unindexDocument(tx, documentId) {
+    await tx.query('DELETE FROM corpus_fts WHERE rowid IN (SELECT id FROM corpus_passages WHERE document_id = ?)', [documentId]);
+  },
+  searchSql: (filter) => `SELECT p.id AS passage_id, p.document_id, p.position, p.start_offset, p.end_offset, p.text, d.path, d.title,
+      -bm25(corpus_fts, 1.0, 2.0) AS score
+    FROM corpus_fts JOIN corpus_passages p ON p.id = corpus_fts.rowid JOIN corpus_documents d ON d.id = p.document_id
+    WHERE corpus_fts MATCH ?${filter} ORDER BY bm25(corpus_fts, 1.0, 2.0), p.id LIMIT ?`,
+  // Each term quoted, so query text can never be read as FTS5 syntax.
+  searchParams: (terms) => [terms.map((term) => `"${term}"`).join(' OR ')],
 };
 
 function toSqliteParam(value: unknown): unknown {
@@ -41,6 +57,7 @@ const queues = new Map<string, { tail: Promise<unknown>; users: number }>();
 /** One better-sqlite3 connection; see `queues` for how its async transactions are serialized. */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = dialect;
+  readonly fullText = fullText;
   readonly location: string;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();

@@ -1,0 +1,29 @@
+import { basename } from 'node:path';
+import { extractHtml, normalizeText } from './extract-html.ts';
+import { extractPdf } from './extract-pdf.ts';
+import type { DocumentKind, ExtractedDocument } from './extracted-document.ts';
+
+/** True when the bytes look binary (a NUL in the first 8 KB): not text, whatever the name says. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8192).includes(0);
+}
+
+function markdownTitle(text: string): string | undefined {
+  const withoutFrontMatter = text.replace(/^---\n[\s\S]*?\n---\n/, '');
+  const frontTitle = /^---\n[\s\S]*?^title:\s*["']?(.+?)["']?\s*$/m.exec(text)?.[1];
+  const heading = /^#\s+(.+)$/m.exec(withoutFrontMatter)?.[1] ?? /^(.+)\n=+\s*$/m.exec(withoutFrontMatter)?.[1];
+  return (frontTitle ?? heading)?.trim();
+}
+
+/** Extracts title and text from a file's bytes, by kind. Throws on malformed input. */
+export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, name: string): Promise<ExtractedDocument> {
+  const fallbackTitle = basename(name).replace(/\.[^.]+$/, '');
+  if (kind === 'pdf') return extractPdf(bytes, fallbackTitle);
+  if (looksBinary(bytes)) throw new Error('binary content (NUL bytes) in a text file');
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  if (kind === 'html') return extractHtml(text);
+  const normalized = normalizeText(text);
+  if (kind === 'markdown') return { title: markdownTitle(normalized) ?? fallbackTitle, text: normalized, kind };
+  const firstLine = normalized.split('\n', 1)[0]?.trim();
+  return { title: firstLine && firstLine.length <= 120 ? firstLine : fallbackTitle, text: normalized, kind };
+}

@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { invalidInput } from '../../../store/errors.ts';
+import type { Store } from '../../../store/store.ts';
+import { extractDocument } from '../../extract/extract-document.ts';
+import { kindFromPath } from '../../extract/extracted-document.ts';
+import { chunkText } from './chunk-text.ts';
+
+export interface IndexProgress {
+  done: number;
+  total: number;
+  path: string;
+}
+
+export interface IndexFoldersOptions {
+  /** Files larger than this are skipped. Default 25 MB. */
+  maxFileBytes?: number;
+  onProgress?: (progress: IndexProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface IndexReport {
+  folders: string[];
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  /** Files not indexed, each with the reason; a bad file never stops the rest. */
+  skipped: { path: string; reason: string }[];
+  passages: number;
+  /** Characters of text extracted from added and updated files. */
+  chars: number;
+}
+
+const ignoredFolders = new Set(['node_modules', '.git', '.hg', '.svn']);
+
+/** Every file below `folder` (depth first, sorted), without hidden or dependency folders. */
+async function listFiles(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('.') || ignoredFolders.has(entry.name)) continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) files.push(...(await listFiles(path)));
+    else if (entry.isFile()) files.push(path);
+  }
+  return files;
+}
+
+/** A folder path as the corpus stores it: absolute, with a trailing separator for prefix matches. */
+export function folderPrefix(folder: string): string {
+  const absolute = resolve(folder);
+  return absolute.endsWith(sep) ? absolute : absolute + sep;
+}
+
+/**
+ * Brings the corpus in line with the folders: new and changed files are extracted, chunked and
+ * indexed; unchanged ones (same size and mtime, or same content hash) are skipped; files that are
+ * gone are removed. Unreadable, binary, huge or malformed files are reported, never thrown.
+ */
+export async function indexFolders(store: Store, folders: string[], options: IndexFoldersOptions = {}): Promise<IndexReport> {
+  const maxFileBytes = options.maxFileBytes ?? 25 * 1024 * 1024;
+  const report: IndexReport = { folders: folders.map((folder) => resolve(folder)), added: 0, updated: 0, unchanged: 0, removed: 0, skipped: [], passages: 0, chars: 0 };
+  for (const folder of report.folders) {
+    const info = await stat(folder).catch(() => null);
+    if (!info?.isDirectory()) throw invalidInput('folder', `${folder} is not a folder that can be read`);
+  }
+  for (const folder of report.folders) {
+    const known = new Map((await store.listDocuments({ pathPrefix: folderPrefix(folder) })).map((document) => [document.path, document]));
+    const files = (await listFiles(folder)).filter((path) => kindFromPath(path) !== null);
+    for (const [index, path] of files.entries()) {
+      options.signal?.throwIfAborted();
+      options.onProgress?.({ done: index, total: files.length, path });
+      const previous = known.get(path);
+      // Whatever stays in `known` at the end is removed: files that are gone, and files now skipped.
+      try {
+        const info = await stat(path);
+        if (info.size > maxFileBytes) {
+          report.skipped.push({ path, reason: `too large (${info.size} bytes; the limit is ${maxFileBytes})` });
+          continue;
+        }
+        if (previous && previous.size === info.size && previous.mtimeMs === Math.floor(info.mtimeMs)) {
+          known.delete(path);
+          report.unchanged += 1;
+          continue;
+        }
+        const bytes = await readFile(path);
+        const contentHash = createHash('sha256').update(bytes).digest('hex');
+        if (previous && previous.contentHash === contentHash) {
+          await store.touchDocument({ path, mtimeMs: Math.floor(info.mtimeMs), size: info.size });
+          known.delete(path);
+          report.unchanged += 1;
+          continue;
+        }
+        const kind = kindFromPath(path)!;
+        const extracted = await extractDocument(bytes, kind, path);
+        const passages = chunkText(extracted.text);
+        if (passages.length === 0) {
+          report.skipped.push({ path, reason: 'no text found' });
+          continue;
+        }
+        await store.upsertDocument({ path, title: extracted.title, kind, size: info.size, mtimeMs: Math.floor(info.mtimeMs), contentHash, chars: extracted.text.length, passages });
+        known.delete(path);
+        report[previous ? 'updated' : 'added'] += 1;
+        report.passages += passages.length;
+        report.chars += extracted.text.length;
+      } catch (error) {
+        report.skipped.push({ path, reason: (error as Error).message || String(error) });
+      }
+    }
+    options.onProgress?.({ done: files.length, total: files.length, path: folder });
+    report.removed += await store.removeDocuments([...known.keys()]);
+  }
+  return report;
+}

@@ -1,0 +1,122 @@
+import { cpSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sqliteHarness } from '../../../store/sqlite/sqlite-harness.ts';
+import { postgresHarness, postgresSkipReason } from '../../../store/postgres/postgres-harness.ts';
+import type { StoreHarness, TestDatabase } from '../../../store/conformance/harness.ts';
+import { minimalPdf } from '../../../../test/support/minimal-pdf.ts';
+import { chunkText } from './chunk-text.ts';
+import { indexFolders } from './index-folders.ts';
+import { LocalCorpusSearch } from './local-corpus-search.ts';
+
+const fixtures = new URL('../../../../test/fixtures/corpus/', import.meta.url).pathname;
+
+/** Questions and the file whose passage answers them. */
+const labeled: [string, string][] = [
+  ['How efficient are commercial photovoltaic panels?', 'energy/solar-power.md'],
+  ['When did the La Rance tidal barrage open?', 'energy/tidal-energy.txt'],
+  ['How do bees tell each other the distance to flowers?', 'nature/honeybees.html'],
+  ['What lake fills the caldera of Mount Mazama?', 'nature/volcanoes.md'],
+  ['Which reactor design cools with molten salt?', 'reports/reactors.pdf'],
+  ['How much did solar module prices fall?', 'energy/solar-power.md'],
+];
+
+function describeCorpus(harness: StoreHarness, skipReason: string | null) {
+  describe.skipIf(skipReason !== null)(`local corpus on ${harness.name}${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+    let database: TestDatabase;
+    let folder: string;
+    beforeEach(async () => {
+      database = await harness.create();
+      folder = mkdtempSync(join(tmpdir(), 'quarry-corpus-'));
+      cpSync(fixtures, folder, { recursive: true });
+      writeFileSync(join(folder, 'reports', 'reactors.pdf'), minimalPdf('Molten salt reactors', [
+        'Molten salt reactors dissolve their fuel in a fluoride salt that also cools the core.',
+        'The salt runs at atmospheric pressure and high temperature.',
+      ]), { flag: 'w' });
+    });
+    afterEach(async () => {
+      await database.destroy();
+      rmSync(folder, { recursive: true, force: true });
+    });
+
+    it('indexes every supported type and skips bad files with a reason', async () => {
+      writeFileSync(join(folder, 'binary.txt'), Buffer.from([0x68, 0x69, 0x00, 0x01, 0x02]));
+      writeFileSync(join(folder, 'broken.pdf'), '%PDF-1.4 this is not really a pdf');
+      writeFileSync(join(folder, 'latin1.md'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+      writeFileSync(join(folder, 'huge.md'), 'x'.repeat(5000));
+      writeFileSync(join(folder, 'image.png'), Buffer.from([0x89, 0x50]));
+      const progress: number[] = [];
+      const report = await indexFolders(database.store, [folder], { maxFileBytes: 4000, onProgress: ({ done }) => progress.push(done) });
+      expect(report.added).toBe(5);
+      expect(report.skipped.map((skip) => skip.path.slice(folder.length + 1)).sort()).toEqual(['binary.txt', 'broken.pdf', 'huge.md', 'latin1.md']);
+      expect(report.skipped.find((skip) => skip.path.endsWith('huge.md'))!.reason).toContain('too large');
+      expect(progress.at(-1)).toBe(9);
+      const documents = await database.store.listDocuments();
+      const titles = Object.fromEntries(documents.map((document) => [document.path.slice(folder.length + 1), document.title]));
+      expect(titles).toEqual({
+        'energy/solar-power.md': 'Solar power',
+        'energy/tidal-energy.txt': 'Tidal energy',
+        'nature/honeybees.html': 'Honeybees and the waggle dance',
+        'nature/volcanoes.md': 'How calderas form',
+        'reports/reactors.pdf': 'Molten salt reactors',
+      });
+      const [bees] = await new LocalCorpusSearch(database.store, [folder]).search('waggle dance distance', { maxResults: 1 });
+      expect(bees!.content).not.toContain('tracking');
+      expect(bees!.content).not.toContain('Copyright');
+    });
+
+    it('ranks the passage that answers each labeled question first', async () => {
+      await indexFolders(database.store, [folder]);
+      const search = new LocalCorpusSearch(database.store, [folder]);
+      for (const [question, expected] of labeled) {
+        const [best] = await search.search(question, { maxResults: 5 });
+        expect(best?.url, question).toBe(`file://${join(folder, expected)}`);
+        expect(best!.metadata).toMatchObject({ passageId: expect.any(Number), start: expect.any(Number), end: expect.any(Number) });
+      }
+    });
+
+    it('re-indexes incrementally: unchanged skipped, changed updated, deleted removed', async () => {
+      await indexFolders(database.store, [folder]);
+      const again = await indexFolders(database.store, [folder]);
+      expect(again).toMatchObject({ added: 0, updated: 0, unchanged: 5, removed: 0 });
+      const tidal = join(folder, 'energy', 'tidal-energy.txt');
+      writeFileSync(tidal, 'Tidal energy\n\nThe Sihwa Lake station in South Korea is the largest tidal plant, at 254 megawatts.');
+      utimesSync(tidal, new Date(), new Date(Date.now() + 5000));
+      const volcano = join(folder, 'nature', 'volcanoes.md');
+      utimesSync(volcano, new Date(), new Date(Date.now() + 5000)); // touched, same content
+      unlinkSync(join(folder, 'nature', 'honeybees.html'));
+      const third = await indexFolders(database.store, [folder]);
+      expect(third).toMatchObject({ added: 0, updated: 1, unchanged: 3, removed: 1 });
+      const search = new LocalCorpusSearch(database.store, [folder]);
+      expect((await search.search('Sihwa', { maxResults: 3 }))[0]?.url).toBe(`file://${tidal}`);
+      expect(await search.search('La Rance', { maxResults: 3 })).toEqual([]);
+      expect(await search.search('waggle', { maxResults: 3 })).toEqual([]);
+    });
+
+    it('refuses a folder that does not exist, changing nothing', async () => {
+      await expect(indexFolders(database.store, [join(folder, 'missing')])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      expect(await database.store.listDocuments()).toEqual([]);
+    });
+  });
+}
+
+describeCorpus(sqliteHarness, null);
+describeCorpus(postgresHarness, postgresSkipReason());
+
+describe('chunkText', () => {
+  it('keeps whole paragraphs with offsets into the text', () => {
+    const text = 'First paragraph.\n\nSecond one,\nwith two lines.\n\nThird.';
+    const passages = chunkText(text, { targetChars: 40 });
+    expect(passages.map((passage) => passage.text)).toEqual(['First paragraph.', 'Second one,\nwith two lines.\n\nThird.']);
+    for (const passage of passages) expect(text.slice(passage.start, passage.end)).toContain(passage.text.split('\n')[0]);
+  });
+
+  it('cuts a paragraph longer than the maximum at sentence ends', () => {
+    const sentence = 'This sentence is about forty characters. ';
+    const passages = chunkText(sentence.repeat(100).trim(), { targetChars: 300, maxChars: 400 });
+    expect(passages.length).toBeGreaterThan(8);
+    for (const passage of passages) expect(passage.text.length).toBeLessThanOrEqual(400);
+    expect(passages[0]!.text.endsWith('.')).toBe(true);
+  });
+});
