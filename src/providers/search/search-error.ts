@@ -1,0 +1,29 @@
+import { QuarryError } from '../../store/errors.ts';
+
+/** A search provider failed; `isRetryable` and `retryAfterMs` say whether and when to try again. */
+export class SearchError extends QuarryError {
+  readonly provider: string;
+  readonly status: number | null;
+  readonly retryAfterMs: number | null;
+
+  constructor(options: { provider: string; status: number | null; message: string; isRetryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+    super('STEP_FAILED', `${options.provider} search failed: ${options.message}`, {
+      isRetryable: options.isRetryable,
+      details: { provider: options.provider, status: options.status },
+      cause: options.cause,
+    });
+    this.name = 'SearchError';
+    this.provider = options.provider;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs ?? null;
+  }
+}
+
+/** `Retry-After` as milliseconds: delta seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
