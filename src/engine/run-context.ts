@@ -115,6 +115,11 @@ export class RunContext {
     for (const record of options.journal) this.records.set(record.key, record);
   }
 
+  /** The lease this activation holds, for fenced writes a step makes to the store itself. */
+  get fence(): { sessionId: string; epoch: number } {
+    return { sessionId: this.lease.sessionId, epoch: this.lease.epoch };
+  }
+
   /** A journaled unit of work. `work` receives the activation's abort signal. */
   step<T>(options: StepOptions, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
     const spec: JournaledSpec = { key: options.key, phase: options.phase ?? null, kind: 'task', input: options.input, maxAttempts: options.maxAttempts };

@@ -2,18 +2,9 @@ import type { CorpusDocument, PassageHit, SearchPassagesInput, UpsertDocumentInp
 import { escapeLike } from './codec.ts';
 import type { SqlContext } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
+import { queryTerms } from '../../shared/terms.ts';
 
 type Row = Record<string, unknown>;
-
-const stopWords = new Set(
-  'a an and are as at be but by for from has have how in into is it its of on or that the their this to was were what when where which who why will with do does did can could should would about than then them they there these those been being not no'.split(' '),
-);
-
-/** Lower-case words of a query, without stop words or duplicates; at most 32. */
-export function queryTerms(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words.filter((word) => !stopWords.has(word) && word.length > 1))].slice(0, 32);
-}
 
 function toDocument(row: Row): CorpusDocument {
   return {

@@ -1,0 +1,76 @@
+/**
+ * Local corpus: indexing throughput (MB of text per second) and search latency over a generated
+ * corpus of 50 MB of Markdown. Run alone: `node --import tsx bench/corpus-index.ts [megabytes]`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LocalCorpusSearch } from '../src/providers/search/local-corpus/local-corpus-search.ts';
+import { indexFolders } from '../src/providers/search/local-corpus/index-folders.ts';
+import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
+import { formatMs, median, pageText, percentile, pgBenchUrl, printTable, seededRandom, tempFolder, timeMs } from './bench-lib.ts';
+
+const FILE_BYTES = 100 * 1024;
+
+function generateCorpus(folder: string, megabytes: number): number {
+  const random = seededRandom(7);
+  let bytes = 0;
+  for (let index = 0; bytes < megabytes * 1024 * 1024; index++) {
+    const sub = join(folder, `part-${Math.floor(index / 100)}`);
+    mkdirSync(sub, { recursive: true });
+    const paragraphs = Array.from({ length: Math.ceil(FILE_BYTES / 700) }, () => pageText(random, 700));
+    const text = `# Report ${index}\n\n${paragraphs.join('\n\n')}\n`;
+    writeFileSync(join(sub, `report-${index}.md`), text);
+    bytes += text.length;
+  }
+  return bytes;
+}
+
+async function measure(label: string, location: string, options: OpenStoreOptions, folder: string, bytes: number, rows: string[][]): Promise<void> {
+  const store = await openStore({ db: location, ...options });
+  try {
+    let report!: Awaited<ReturnType<typeof indexFolders>>;
+    const indexMs = await timeMs(async () => {
+      report = await indexFolders(store, [folder]);
+    });
+    const search = new LocalCorpusSearch(store, [folder]);
+    const random = seededRandom(11);
+    const times: number[] = [];
+    for (let query = 0; query < 200; query++) {
+      const words = pageText(random, 40).split(' ').slice(0, 4).join(' ');
+      times.push(await timeMs(() => search.search(words, { maxResults: 10 })));
+    }
+    const megabytes = bytes / 1024 / 1024;
+    rows.push([label, `${megabytes.toFixed(0)} MB`, String(report.added), String(report.passages), `${(indexMs / 1000).toFixed(1)} s`, `${(megabytes / (indexMs / 1000)).toFixed(2)} MB/s`, formatMs(median(times)), formatMs(percentile(times, 95))]);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function run(megabytes = Number(process.argv[2] ?? 50)): Promise<void> {
+  const corpus = tempFolder('corpus');
+  const rows: string[][] = [];
+  try {
+    const bytes = generateCorpus(corpus.path, megabytes);
+    const database = tempFolder('corpus-db');
+    try {
+      await measure('SQLite (FTS5, bm25)', join(database.path, 'quarry.db'), {}, corpus.path, bytes, rows);
+    } finally {
+      database.remove();
+    }
+    const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
+    try {
+      await measure('PostgreSQL (tsvector, GIN)', pgBenchUrl, { schema }, corpus.path, bytes, rows);
+    } catch (error) {
+      rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-', '-', '-', '-', '-']);
+    } finally {
+      const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
+      await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await driver?.close();
+    }
+  } finally {
+    corpus.remove();
+  }
+  printTable('Local corpus: indexing and search (200 queries of 4 words, top 10)', ['store', 'corpus', 'files', 'passages', 'index time', 'throughput', 'search median', 'search p95'], rows);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();

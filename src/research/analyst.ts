@@ -1,0 +1,58 @@
+import type { ResearchSettings } from './research-settings.ts';
+import type { Note, Outline, OutlineSection, SourceText } from './research-types.ts';
+
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  costUsd?: number;
+}
+
+/**
+ * One reasoning call, described before it runs, so the workflow can journal it: as an `llm` step
+ * with its prompts when `model` is set, as a plain step otherwise.
+ */
+export interface AnalystCall<T> {
+  model: string | null;
+  system?: string;
+  prompt?: string;
+  run(signal: AbortSignal): Promise<{ output: T; usage?: TokenUsage }>;
+}
+
+export interface Analysis {
+  done: boolean;
+  reason: string;
+  nextQueries: string[];
+}
+
+export interface FollowUpAssessment {
+  action: 'answer' | 'research';
+  reason: string;
+}
+
+/**
+ * The reasoning steps of research, behind one interface with two implementations: the LLM analyst
+ * (any model through the AI SDK) and the extractive analyst (no model; deterministic).
+ */
+export interface Analyst {
+  /** `extractive`, or the model (`openai:gpt-4.1-mini`). */
+  readonly name: string;
+  readonly usesModel: boolean;
+  title(question: string, settings: ResearchSettings): AnalystCall<string>;
+  plan(input: { question: string; settings: ResearchSettings; context?: string }): AnalystCall<{ queries: string[] }>;
+  /** Notes from one source; ids start with `idPrefix`. */
+  takeNotes(input: { question: string; source: SourceText; iteration: number; idPrefix: string; settings: ResearchSettings }): AnalystCall<Note[]>;
+  analyze(input: { question: string; notes: Note[]; newNotes: Note[]; iteration: number; asked: string[]; settings: ResearchSettings }): AnalystCall<Analysis>;
+  outline(input: { question: string; notes: Note[]; settings: ResearchSettings; feedback?: string; previous?: Outline }): AnalystCall<Outline>;
+  /** Section text with `[n]` markers from `citationFor` (URL → number); `onDelta` receives text as it is written. */
+  writeSection(input: {
+    question: string;
+    section: OutlineSection;
+    notes: Note[];
+    citationFor: Record<string, number>;
+    settings: ResearchSettings;
+    onDelta?: (text: string) => void;
+  }): AnalystCall<string>;
+  assessFollowUp(input: { question: string; notes: Note[]; conversation: string; settings: ResearchSettings }): AnalystCall<FollowUpAssessment>;
+  answer(input: { question: string; notes: Note[]; report: string; conversation: string; citationFor: Record<string, number>; settings: ResearchSettings }): AnalystCall<string>;
+}

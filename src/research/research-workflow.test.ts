@@ -1,0 +1,264 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeOpenAiServer, lastUserOf, systemOf, type ChatRequest } from '../../test/support/fake-openai-server.ts';
+import { minimalPdf } from '../../test/support/minimal-pdf.ts';
+import { Runner } from '../engine/runner.ts';
+import { askSession, startResearch } from '../service/start-research.ts';
+import { createWorkflowRegistry } from '../service/research-runtime.ts';
+import type { ServiceContext } from '../service/service-context.ts';
+import { eventually, sleep, type TestDatabase } from '../store/conformance/harness.ts';
+import { sqliteHarness } from '../store/sqlite/sqlite-harness.ts';
+import { isApproval } from './outline-review.ts';
+import type { ResearchOutput } from './research-types.ts';
+
+const fixtures = fileURLToPath(new URL('../../test/fixtures/corpus/', import.meta.url));
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const QUESTION = 'How does tidal power generate electricity, and where are tidal stations?';
+
+describe('research workflow', () => {
+  let database: TestDatabase;
+  let folder: string;
+  let env: NodeJS.ProcessEnv;
+  const context = (): ServiceContext & { env: NodeJS.ProcessEnv } => ({ store: database.store, ownerId: 'local', env });
+  const runner = () => new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined });
+
+  beforeEach(async () => {
+    database = await sqliteHarness.create();
+    folder = mkdtempSync(join(tmpdir(), 'quarry-research-'));
+    cpSync(fixtures, folder, { recursive: true });
+    writeFileSync(join(folder, 'reports', 'reactors.pdf'), minimalPdf('Molten salt reactors', ['Molten salt reactors dissolve their fuel in a fluoride salt that also cools the core.']));
+    env = {};
+  });
+  afterEach(async () => {
+    await database.destroy();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  async function researchToEnd(question: string, settings: Record<string, unknown> = {}) {
+    const { session } = await startResearch(context(), { question, docs: [folder], settings });
+    const result = await runner().runSession(session.id);
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    return { session: await database.store.getSession(session.id), output: result.output as ResearchOutput };
+  }
+
+  it('writes a cited report with the extractive analyst: every [n] is a real source and passage', async () => {
+    const { session, output } = await researchToEnd(QUESTION);
+    const report = output.report!;
+    expect(report).toMatch(/^# /);
+    expect(report).toContain('Made without a language model');
+    expect(report).toContain('## Sources');
+    expect(report).toContain('La Rance');
+    const cited = new Set([...report.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1])));
+    expect(cited.size).toBeGreaterThan(0);
+    expect([...cited].sort((a, b) => a - b)).toEqual(output.citations.map((source) => source.number));
+    const sources = await database.store.listSources(session.id);
+    for (const citation of output.citations) {
+      const source = sources.find((each) => each.url === citation.url);
+      expect(source?.citation, citation.url).toBe(citation.number);
+      // Each note of a cited source points at the exact passage in the document.
+      const document = readFileSync(fileURLToPath(citation.url), 'utf8');
+      for (const note of output.notes.filter((each) => each.url === citation.url && each.start !== undefined)) {
+        expect(document.replace(/\r\n/g, '\n')).toContain(note.text.split(' ').slice(0, 4).join(' '));
+      }
+    }
+    expect(output.flagged).toEqual([]);
+    const messages = await database.store.listMessages(session.id);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(messages[1]!.content).toBe(report);
+    expect(session.title).toBe('How does tidal power generate electricity, and where are tidal stations');
+  });
+
+  it('is deterministic: the same question over the same corpus gives byte-identical reports', async () => {
+    const first = await researchToEnd(QUESTION);
+    const second = await researchToEnd(QUESTION);
+    expect(second.output.report).toBe(first.output.report);
+  });
+
+  it('refuses a run with no sources, and a bad setting, storing nothing', async () => {
+    await expect(startResearch(context(), { question: QUESTION })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('--docs') });
+    await expect(startResearch(context(), { question: QUESTION, docs: [folder], settings: { maxIterations: 0 } })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { field: 'settings.maxIterations' } });
+    await expect(startResearch(context(), { question: QUESTION, docs: [join(folder, 'nope')] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(startResearch(context(), { question: '  ', docs: [folder] })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { field: 'question' } });
+    expect((await database.store.listSessions()).sessions).toEqual([]);
+  });
+
+  it('waits for outline review, revises on feedback, and continues on an exact approval word', async () => {
+    expect(['approve', ' OK ', 'Yes', 'lgtm', 'continue', ''].every(isApproval)).toBe(true);
+    expect(['ok but add costs', 'approved?', 'yes please', 'not ok'].some(isApproval)).toBe(false);
+    const { session } = await startResearch(context(), { question: QUESTION, docs: [folder], settings: { reviewOutline: true } });
+    expect((await runner().runSession(session.id)).status).toBe('waiting');
+    const feedback = await askSession(context(), { sessionId: session.id, text: 'ok but focus on barrage' });
+    expect(feedback).toMatchObject({ kind: 'answer', accepted: true, requestKey: 'outline-review-1' });
+    expect((await runner().runSession(session.id)).status).toBe('waiting');
+    const events = await database.store.readEvents(session.id);
+    const requests = events.filter((event) => event.type === 'input-request').map((event) => (event.data as { key: string }).key);
+    expect(requests).toEqual(['outline-review-1', 'outline-review-2']);
+    const revised = (events.filter((event) => event.type === 'input-request').at(-1)!.data as { payload: { outline: { sections: { title: string }[] } } }).payload.outline;
+    expect(revised.sections.map((section) => section.title)).toContain('Barrage');
+    await askSession(context(), { sessionId: session.id, text: ' LGTM ' });
+    const done = await runner().runSession(session.id);
+    expect(done.status).toBe('completed');
+    expect((done.output as ResearchOutput).report).toContain('## Barrage');
+  });
+
+  it('answers a follow-up from stored notes, and researches further when they fall short', async () => {
+    const { session, output } = await researchToEnd(QUESTION);
+    const asked = await askSession(context(), { sessionId: session.id, text: 'Where is the La Rance tidal station?' });
+    expect(asked.kind).toBe('follow-up');
+    const answered = await runner().runSession(session.id);
+    const answer = answered.output as ResearchOutput;
+    expect(answer.answer).toContain('La Rance');
+    expect(answer.report).toBeUndefined();
+    await askSession(context(), { sessionId: session.id, text: 'How do honeybees communicate the distance to flowers with the waggle dance?' });
+    const researched = (await runner().runSession(session.id)).output as ResearchOutput;
+    expect(researched.report).toContain('waggle');
+    expect(researched.report).not.toBe(output.report);
+    const runs = await database.store.listRuns(session.id);
+    expect(runs.map((run) => [run.kind, run.status])).toEqual([
+      ['initial', 'completed'],
+      ['follow-up', 'completed'],
+      ['follow-up', 'completed'],
+    ]);
+    expect((runs[0]!.output as ResearchOutput).report).toBe(output.report);
+    const messages = await database.store.listMessages(session.id);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('ends with the same report after SIGKILL of the worker mid-research and a resume', async () => {
+    const reference = await researchToEnd(QUESTION);
+    const { session } = await startResearch(context(), { question: QUESTION, docs: [folder] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/research/testing/research-child.ts'], {
+      cwd: projectRoot,
+      env: { ...process.env, QUARRY_DB: database.location, SESSION_ID: session.id, LEASE_TTL_MS: '500' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await eventually(async () => (await database.store.readEvents(session.id)).filter((event) => event.type === 'step-end').length >= 6, 20_000);
+    child.kill('SIGKILL');
+    await exited;
+    const before = await database.store.loadJournal(session.currentRunId!);
+    expect(before.some((step) => step.status === 'completed')).toBe(true);
+    await sleep(600);
+    const resumed = await runner().runSession(session.id);
+    expect(resumed.status).toBe('completed');
+    expect((resumed.output as ResearchOutput).report).toBe(reference.output.report);
+    const after = await database.store.loadJournal(session.currentRunId!);
+    for (const step of before.filter((each) => each.status === 'completed')) {
+      expect(after.find((each) => each.key === step.key)?.attempts, step.key).toBe(step.attempts);
+    }
+  });
+});
+
+/** Replies for each reasoning call, recognized by its system prompt. */
+function llmResponder(options: { malformedPlanFirst?: boolean } = {}) {
+  let planCalls = 0;
+  return (request: ChatRequest): string => {
+    const system = systemOf(request);
+    const user = lastUserOf(request);
+    if (system.includes('You name research sessions')) return 'Tidal Power Explained';
+    if (system.includes('You plan searches')) {
+      planCalls += 1;
+      if (options.malformedPlanFirst && planCalls === 1) return 'Sure! Here are some ideas: tides, barrages.';
+      return JSON.stringify({ queries: ['tidal barrage electricity', 'La Rance tidal station'] });
+    }
+    if (system.includes('You extract facts')) {
+      const quote = /La Rance station in France, opened in 1966, was the first large tidal barrage\./.exec(user)?.[0];
+      return JSON.stringify({ notes: quote ? [{ quote, note: 'La Rance in France (1966) was the first large tidal barrage.' }] : [] });
+    }
+    if (system.includes('You judge coverage')) return JSON.stringify({ done: true, reason: 'covered', nextQueries: [] });
+    if (system.includes('You structure reports')) {
+      const id = /\[(r1\/iteration-1-\d+-0)\]/.exec(user)?.[1] ?? 'none';
+      return JSON.stringify({ title: 'Tidal power', sections: [{ title: 'Barrages', focus: 'How barrages work', noteIds: [id] }] });
+    }
+    if (system.includes('You write one section')) return 'The La Rance station in France opened in 1966 as the first large tidal barrage [1].';
+    throw new Error(`unplanned request: ${system.slice(0, 80)}`);
+  };
+}
+
+describe('research workflow with the LLM analyst (fake OpenAI-compatible server)', () => {
+  let database: TestDatabase;
+  let folder: string;
+  let server: FakeOpenAiServer;
+
+  beforeEach(async () => {
+    database = await sqliteHarness.create();
+    folder = mkdtempSync(join(tmpdir(), 'quarry-research-llm-'));
+    cpSync(fixtures, folder, { recursive: true });
+  });
+  afterEach(async () => {
+    await server?.stop();
+    await database.destroy();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  function llmEnv(): NodeJS.ProcessEnv {
+    return { QUARRY_LLM_BASE_URL: server.baseUrl, QUARRY_LLM_API_KEY: 'test-key', QUARRY_PRICE_PER_MTOK: '1,2' };
+  }
+
+  it('sends its prompts to the model, retries a malformed reply, records usage, and streams sections', async () => {
+    server = await new FakeOpenAiServer(llmResponder({ malformedPlanFirst: true })).start();
+    const env = llmEnv();
+    const context = { store: database.store, ownerId: 'local', env };
+    const { session } = await startResearch(context, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2, systemInstruction: 'Write for engineers.' } });
+    const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    const output = result.output as ResearchOutput;
+    expect(output.report).toContain('Written by openai-compatible:fake-model');
+    expect(output.report).toContain('first large tidal barrage [1]');
+    expect(output.citations).toHaveLength(1);
+    expect(server.unexpected).toEqual([]);
+    expect(server.calls.map((call) => call.request.model)).toEqual(server.calls.map(() => 'fake-model'));
+    expect(server.calls.every((call) => systemOf(call.request).includes('Write for engineers.'))).toBe(true);
+    const planCalls = server.calls.filter((call) => systemOf(call.request).includes('You plan searches'));
+    expect(planCalls).toHaveLength(2);
+    expect(lastUserOf(planCalls[1]!.request)).toContain('That reply was invalid');
+    const steps = await database.store.listSteps(session.id, { includePrompts: true });
+    const plan = steps.find((step) => step.key === 'plan')!;
+    expect(plan).toMatchObject({ kind: 'llm', usage: { model: 'openai-compatible:fake-model' } });
+    expect(plan.usage!.inputTokens).toBeGreaterThan(0);
+    expect(plan.usage!.costUsd).toBeGreaterThan(0);
+    expect(plan.prompt!.user).toContain('How does tidal power work?');
+    expect(server.calls.some((call) => call.request.stream === true)).toBe(true);
+    const deltas = (await database.store.readEvents(session.id)).filter((event) => event.type === 'report-delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect((await database.store.getSession(session.id)).title).toBe('Tidal Power Explained');
+  });
+
+  it('fails the step clearly when the model never gives valid JSON', async () => {
+    server = await new FakeOpenAiServer((request) => (systemOf(request).includes('You name') ? 'A title' : 'no json here')).start();
+    const env = llmEnv();
+    const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model' } });
+    const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'STEP_FAILED', message: expect.stringContaining('no valid structured reply in 3 attempts') } });
+    const plan = (await database.store.loadJournal(session.currentRunId!)).find((step) => step.key === 'plan');
+    expect(plan).toMatchObject({ status: 'failed' });
+  });
+
+  it('never repeats a completed model call after SIGKILL of the worker and a resume', async () => {
+    server = await new FakeOpenAiServer(llmResponder(), { delayMs: 150 }).start();
+    const env = llmEnv();
+    const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2 } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/research/testing/research-child.ts'], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env, QUARRY_DB: database.location, SESSION_ID: session.id, LEASE_TTL_MS: '500' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await eventually(() => server.calls.length >= 3, 20_000);
+    child.kill('SIGKILL');
+    await exited;
+    const completed = (await database.store.listSteps(session.id, { includePrompts: true })).filter((step) => step.kind === 'llm' && step.status === 'completed');
+    expect(completed.length).toBeGreaterThan(0);
+    const callsBefore = server.calls.length;
+    await sleep(600);
+    const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
+    expect(result.status).toBe('completed');
+    // No prompt of a completed step was sent again after the resume.
+    const resent = server.calls.slice(callsBefore).map((call) => lastUserOf(call.request));
+    for (const step of completed) expect(resent, step.key).not.toContain(step.prompt!.user);
+  });
+});

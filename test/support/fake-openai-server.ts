@@ -1,0 +1,87 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ChatRequest {
+  model: string;
+  messages: { role: string; content: string }[];
+  stream?: boolean;
+}
+
+export interface LoggedCall {
+  request: ChatRequest;
+  reply: string;
+}
+
+/** Decides the reply text for a request; throwing answers 500. */
+export type Responder = (request: ChatRequest, call: number) => string;
+
+/**
+ * A local OpenAI-compatible server (`POST /v1/chat/completions`, JSON and SSE streaming with usage)
+ * that answers through a responder and logs every call. Anything else is 404 and counted as
+ * unexpected, so tests fail on requests they did not plan for.
+ */
+export class FakeOpenAiServer {
+  readonly calls: LoggedCall[] = [];
+  readonly unexpected: string[] = [];
+  baseUrl = '';
+  private server: Server | null = null;
+
+  constructor(private readonly respond: Responder, private readonly options: { delayMs?: number } = {}) {}
+
+  async start(port = 0): Promise<this> {
+    this.server = createServer(async (incoming, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of incoming) chunks.push(chunk as Buffer);
+      if (incoming.method !== 'POST' || !incoming.url?.endsWith('/chat/completions')) {
+        this.unexpected.push(`${incoming.method} ${incoming.url}`);
+        response.writeHead(404).end();
+        return;
+      }
+      const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
+      let reply: string;
+      try {
+        reply = this.respond(request, this.calls.length);
+      } catch (error) {
+        response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: (error as Error).message } }));
+        return;
+      }
+      if (this.options.delayMs) await new Promise((resolve) => setTimeout(resolve, this.options.delayMs));
+      this.calls.push({ request, reply });
+      const promptTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
+      const completionTokens = Math.ceil(reply.length / 4);
+      const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      const base = { id: `chatcmpl-${this.calls.length}`, created: 1_700_000_000, model: request.model };
+      if (!request.stream) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }], usage }),
+        );
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const send = (payload: unknown) => response.write(`data: ${JSON.stringify(payload)}\n\n`);
+      send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+      for (const piece of reply.match(/[\s\S]{1,24}/g) ?? []) send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+      send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+      send({ ...base, object: 'chat.completion.chunk', choices: [], usage });
+      response.end('data: [DONE]\n\n');
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** The system prompt of a request. */
+export function systemOf(request: ChatRequest): string {
+  return request.messages.find((message) => message.role === 'system')?.content ?? '';
+}
+
+/** The last user message of a request. */
+export function lastUserOf(request: ChatRequest): string {
+  return [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
+}
