@@ -15,15 +15,39 @@ interface Sentence {
   end: number;
 }
 
-/** Sentences with their offsets; Markdown headings and list markers are not sentences of their own. */
+/** Prose lines of Markdown-ish text with their offsets: no headings, tables, code blocks or rules. */
+function proseLines(text: string): { line: string; start: number }[] {
+  const lines: { line: string; start: number }[] = [];
+  let offset = 0;
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith('```')) fenced = !fenced;
+    else if (!fenced && trimmed && !/^(#|\||<|---|\*\*\*|    )/.test(line) && !/^\s*[-*]\s*$/.test(line)) lines.push({ line, start: offset });
+    offset += line.length + 1;
+  }
+  return lines;
+}
+
+/** Sentences of the prose with their offsets; list markers are not part of a sentence. */
 export function sentences(text: string): Sentence[] {
   const result: Sentence[] = [];
-  for (const match of text.matchAll(/[^.!?\n]+(?:[.!?]+(?=\s|$)|$)/gm)) {
-    const raw = match[0];
-    const trimmed = raw.trim().replace(/^[-*#>\d.)\s]+/, '');
-    if (trimmed.split(/\s+/).length < 5) continue;
-    const start = match.index! + raw.indexOf(trimmed);
-    result.push({ text: trimmed, start, end: start + trimmed.length });
+  // Consecutive prose lines form paragraphs, so sentences may wrap across lines.
+  const paragraphs: { text: string; start: number }[] = [];
+  for (const { line, start } of proseLines(text)) {
+    const last = paragraphs.at(-1);
+    if (last && last.start + last.text.length + 1 === start && !/^\s*([-*]|\d+\.)\s/.test(line)) last.text += `\n${line}`;
+    else paragraphs.push({ text: line, start });
+  }
+  for (const paragraph of paragraphs) {
+    // A sentence ends at . ! or ? followed by a space or the end (so `Runner.execute` stays whole).
+    for (const match of paragraph.text.matchAll(/(?:[^.!?]|[.!?](?!\s|$))+(?:[.!?]+(?=\s|$)|$)/g)) {
+      const raw = match[0];
+      const trimmed = raw.trim().replace(/^([-*>]|\d+[.)])\s+/, '');
+      if (trimmed.split(/\s+/).length < 5) continue;
+      const start = paragraph.start + match.index! + raw.indexOf(trimmed);
+      result.push({ text: trimmed.replace(/\s*\n\s*/g, ' '), start, end: start + trimmed.length });
+    }
   }
   return result;
 }

@@ -117,7 +117,9 @@ export async function researchLoop(ctx: RunContext, deps: ResearchDependencies, 
     const chosen: { result: SearchResult; query: string }[] = [];
     searches.forEach((search, index) => {
       for (const result of search.results) {
-        const key = result.url.split('#')[0]!;
+        // A local document is visited passage by passage; a web page once.
+        const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
+        const key = passage === undefined ? result.url.split('#')[0]! : `${result.url}#passage-${passage}`;
         if (visited.has(key) || chosen.length >= settings.sourcesPerQuery * fresh.length) continue;
         visited.add(key);
         chosen.push({ result, query: fresh[index]! });

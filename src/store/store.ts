@@ -252,6 +252,26 @@ export interface SearchPassagesInput {
   pathPrefixes?: string[];
 }
 
+/** A whole session as export files carry it; `importSession` recreates it. */
+export interface SessionSnapshot {
+  session: {
+    id: string;
+    title: string;
+    question: string;
+    status: SessionStatus;
+    settings: Record<string, unknown>;
+    workflow: WorkflowRef;
+    error: ErrorInfo | null;
+    createdAt: number;
+    updatedAt: number;
+  };
+  messages: Pick<Message, 'seq' | 'role' | 'content' | 'runId' | 'phase' | 'createdAt'>[];
+  runs: Pick<Run, 'id' | 'number' | 'kind' | 'input' | 'status' | 'output' | 'createdAt' | 'endedAt'>[];
+  /** Live steps of every run, with prompts. */
+  steps: StepDetail[];
+  sources: Pick<Source, 'url' | 'title' | 'contentHash' | 'citation' | 'timesConsidered' | 'timesSelected' | 'metadata' | 'runId' | 'createdAt'>[];
+}
+
 export interface EventInput {
   type: string;
   data?: unknown;
@@ -605,6 +625,14 @@ export interface Store {
   removeDocuments(paths: string[]): Promise<number>;
   /** Passages matching any word of the query, best first (BM25 on SQLite, ts_rank_cd on PostgreSQL). */
   searchPassages(input: SearchPassagesInput): Promise<PassageHit[]>;
+
+  // Import ---------------------------------------------------------------------------------
+  /**
+   * Recreates a session from a snapshot in one transaction, owned by `ownerId`. Keeps the
+   * snapshot's ids when they are free, else gives the session and its runs new ones. A session that
+   * was running arrives `interrupted` (ready to resume); payloads are stored as blobs as usual.
+   */
+  importSession(snapshot: SessionSnapshot, options: { ownerId: string }): Promise<Session>;
 
   // Fork and retention ---------------------------------------------------------------------
   /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { QuarryError } from './errors.ts';
+import { sessionSnapshotSchema } from './snapshot-schema.ts';
 import { messageRoles, sessionStatuses, stepKinds, type Store } from './store.ts';
 
 /** Size limits enforced at the store's edge, whatever the caller. */
@@ -164,6 +165,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
   listDocuments: [z.object({ pathPrefix: z.string().max(4000).optional() }).optional()],
   removeDocuments: [z.array(z.string().max(4000)).max(1_000_000)],
   searchPassages: [z.object({ query: z.string().max(2000), limit: z.number().int().min(1).max(100).optional(), pathPrefixes: z.array(z.string().min(1).max(4000)).max(50).optional() })],
+  importSession: [sessionSnapshotSchema, z.object({ ownerId: id })],
   forkSession: [
     z.object({ sessionId: id, beforeStep: stepKey.optional(), ownerId: id.optional(), newSessionId: id.optional(), title: nonEmpty(limits.titleChars).optional(), workflow: workflow.optional() }),
   ],

@@ -19,6 +19,7 @@ import type {
   RecordStepInput,
   ReleaseInput,
   SearchPassagesInput,
+  SessionSnapshot,
   StartRunInput,
   Store,
   StoreInfo,
@@ -31,6 +32,7 @@ import { readSession, touchSession, type SqlContext } from './context.ts';
 import { listDocuments, removeDocuments, searchPassages, touchDocument, upsertDocument } from './corpus.ts';
 import { EVENTS_CHANNEL, appendEvent, readEvents } from './events.ts';
 import { forkSession } from './fork.ts';
+import { importSession } from './import.ts';
 import { deliverInput, readInput } from './inbox.ts';
 import { beginStep, completeStep, failStep, getStep, listSteps, loadJournal, recordStep, supersedeSteps } from './journal.ts';
 import { claimNext, claimSession, heartbeat, release, requestStop } from './leases.ts';
@@ -159,6 +161,7 @@ export class SqlStore implements Store {
   removeDocuments = (paths: string[]) => removeDocuments(this.ctx, paths);
   searchPassages = (input: SearchPassagesInput) => searchPassages(this.ctx, input);
 
+  importSession = (snapshot: SessionSnapshot, options: { ownerId: string }) => importSession(this.ctx, snapshot, options);
   forkSession = (input: ForkSessionInput) => forkSession(this.ctx, input);
   deleteFinishedSessions = (options: DeleteFinishedOptions) => deleteFinishedSessions(this.ctx, options);
 

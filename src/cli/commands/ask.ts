@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { askSession } from '../../service/start-research.ts';
+import { resolveSessionId } from '../../service/session-queries.ts';
+import type { CliRuntime } from '../cli-runtime.ts';
+import { runInForeground } from '../foreground.ts';
+import { printJson, shortId } from '../output.ts';
+
+export function registerAsk(program: Command, runtime: CliRuntime, setExitCode: (code: number) => void): void {
+  program
+    .command('ask')
+    .description('ask a follow-up on a finished session, or answer its waiting outline review')
+    .argument('<id>', 'session id or unique prefix')
+    .argument('<text>', 'the question, or the answer ("approve", or feedback)')
+    .option('--detach', 'queue it for a worker instead of running it here')
+    .action(async (id: string, text: string, options: { detach?: boolean }) => {
+      const context = await runtime.open();
+      const sessionId = await resolveSessionId(context, id);
+      const result = await askSession(context, { sessionId, text });
+      if (result.kind === 'answer' && !result.accepted) {
+        if (runtime.json) printJson({ type: 'answer', sessionId, accepted: false });
+        else console.log(`An answer to "${result.requestKey}" was already recorded; this one was not applied.`);
+      }
+      if (options.detach) {
+        if (runtime.json) printJson({ type: result.kind, sessionId });
+        else console.log(`Queued. Watch it with: quarry show ${shortId(sessionId)}`);
+        return;
+      }
+      setExitCode(await runInForeground(runtime, sessionId));
+    });
+}

@@ -1,0 +1,45 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { exportSession, importSessionFile } from '../../service/session-export.ts';
+import { resolveSessionId } from '../../service/session-queries.ts';
+import { invalidInput } from '../../store/errors.ts';
+import type { CliRuntime } from '../cli-runtime.ts';
+import { printJson, shortId } from '../output.ts';
+
+/** export and import: sessions as files. */
+export function registerTransfer(program: Command, runtime: CliRuntime): void {
+  program
+    .command('export')
+    .description('write a session as Markdown, a self-contained HTML page, or JSON (everything, to move it)')
+    .argument('<id>', 'session id or unique prefix')
+    .option('--format <format>', 'md, html or json', 'md')
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .action(async (id: string, options: { format: string; output?: string }) => {
+      const context = await runtime.open();
+      const file = await exportSession(context, { sessionId: await resolveSessionId(context, id), format: options.format });
+      if (!options.output) {
+        process.stdout.write(file.body);
+        return;
+      }
+      writeFileSync(options.output, file.body);
+      if (runtime.json) printJson({ type: 'export', path: options.output, format: options.format });
+      else console.error(`Wrote ${options.output}`);
+    });
+
+  program
+    .command('import')
+    .description('recreate a session from a quarry-session JSON file (it can then be resumed here)')
+    .argument('<file>', 'the file written by quarry export --format json')
+    .action(async (path: string) => {
+      const context = await runtime.open();
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (error) {
+        throw invalidInput('file', `cannot read ${path}: ${(error as Error).message}`);
+      }
+      const session = await importSessionFile(context, text);
+      if (runtime.json) printJson(session);
+      else console.log(`Imported session ${session.id} (${session.status}): ${session.title}${['interrupted', 'failed', 'waiting'].includes(session.status) ? `\nContinue it with: quarry resume ${shortId(session.id)}` : ''}`);
+    });
+}

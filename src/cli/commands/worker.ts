@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { Runner } from '../../engine/runner.ts';
+import type { CliRuntime } from '../cli-runtime.ts';
+import { parseWholeNumber } from '../parse-options.ts';
+
+/** A worker process: claims runnable sessions from the store and runs them until told to stop. */
+export function registerWorker(program: Command, runtime: CliRuntime): void {
+  program
+    .command('worker')
+    .description('run queued sessions from the store (many workers may share one store)')
+    .option('--concurrency <n>', 'sessions run at once (1-64)', '4')
+    .option('--id <name>', 'this worker\'s name in leases')
+    .option('--grace <seconds>', 'on SIGTERM, let steps in flight finish this long before handing sessions back', '10')
+    .action(async (options: { concurrency: string; id?: string; grace: string }) => {
+      const context = await runtime.open();
+      const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
+      const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
+      const runner = new Runner({ store: context.store, workflows: context.workflows, concurrency, workerId: options.id });
+      runner.start();
+      console.error(`quarry worker ${runner.workerId}: running up to ${concurrency} sessions from ${context.store.info().location}. SIGTERM hands sessions back; Ctrl-C twice quits at once.`);
+      await new Promise<void>((resolve) => {
+        let signals = 0;
+        const stop = () => {
+          if (++signals > 1) process.exit(130);
+          console.error(`quarry worker ${runner.workerId}: stopping; handing sessions back…`);
+          void runner.shutdown({ handoff: true, graceMs }).then(resolve);
+        };
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+      });
+    });
+}

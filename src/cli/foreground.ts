@@ -1,0 +1,65 @@
+import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
+import type { ResearchOutput } from '../research/research-types.ts';
+import type { CliRuntime } from './cli-runtime.ts';
+import { exitCodes } from './error-to-exit-code.ts';
+import { printJson, shortId } from './output.ts';
+import { Progress } from './progress.ts';
+
+/**
+ * Runs a session in this process with live progress until it completes, waits, fails or is
+ * interrupted. Ctrl-C (or SIGTERM) stops it cleanly and prints the command that resumes it; a
+ * second Ctrl-C exits at once (the journal is consistent either way). Returns the exit code.
+ */
+export async function runInForeground(runtime: CliRuntime, sessionId: string, options: RunSessionOptions = {}): Promise<number> {
+  const context = await runtime.open();
+  const session = await context.store.getSession(sessionId);
+  const short = shortId(sessionId);
+  const progress = new Progress(context.store, sessionId, runtime.progressMode, undefined, runtime.json ? 0 : session.lastEventOffset);
+  if (runtime.json) printJson({ type: 'session', sessionId, title: session.title });
+  else console.log(`Session ${short}: ${session.title}`);
+  progress.start();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(exitCodes.interrupted);
+    if (!runtime.json) process.stderr.write(`\n${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping cleanly (press Ctrl-C again to quit at once)…\n`);
+    context.runner.stopSession(sessionId, signal === 'SIGINT' ? 'interrupted from the keyboard' : `received ${signal}`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let result: ActivationResult;
+  try {
+    result = await context.runner.runSession(sessionId, options);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await progress.stop();
+  }
+  return report(runtime, sessionId, result);
+}
+
+function report(runtime: CliRuntime, sessionId: string, result: ActivationResult): number {
+  const short = shortId(sessionId);
+  const output = result.output as ResearchOutput | undefined;
+  if (runtime.json) printJson({ type: 'result', sessionId, status: result.status, error: result.error ?? null, report: output?.report ?? null, answer: output?.answer ?? null, waitingFor: result.waitingFor ?? null });
+  switch (result.status) {
+    case 'completed':
+      if (!runtime.json) {
+        console.log(`\n${output?.report ?? output?.answer ?? ''}`);
+        console.log(`Session ${sessionId} completed. Ask a follow-up: quarry ask ${short} "…"`);
+      }
+      return exitCodes.completed;
+    case 'waiting':
+      if (!runtime.json) console.log(`\nSession ${short} waits for your review of the outline (${result.waitingFor}). Approve it: quarry ask ${short} approve — or send feedback: quarry ask ${short} "<what to change>"`);
+      return exitCodes.waiting;
+    case 'interrupted':
+      if (!runtime.json) console.log(`\nStopped. Nothing completed is lost. Resume with: quarry resume ${short}`);
+      return exitCodes.interrupted;
+    case 'lease-lost':
+      if (!runtime.json) console.log(`\nAnother worker took over session ${short}; it continues there. Watch it with: quarry show ${short}`);
+      return exitCodes.conflict;
+    default:
+      if (!runtime.json) console.error(`\nSession ${short} failed: ${result.error?.message ?? 'unknown error'}\nFix the cause, then resume it (the failed step is retried): quarry resume ${short}`);
+      return exitCodes.unexpected;
+  }
+}
