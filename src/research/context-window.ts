@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer';
 import type { Message } from '../store/store.ts';
 
 export interface ContextWindowOptions {
@@ -10,7 +9,9 @@ export interface ContextWindowOptions {
   maxMessageTokens?: number;
 }
 
-function cut(text: string, maxTokens: number): string {
+type CountTokens = (text: string) => number;
+
+function cut(countTokens: CountTokens, text: string, maxTokens: number): string {
   if (countTokens(text) <= maxTokens) return text;
   // Cut by characters in proportion, then tighten: cheap and close enough for a context window.
   let end = Math.floor((text.length * maxTokens) / countTokens(text));
@@ -22,11 +23,13 @@ function cut(text: string, maxTokens: number): string {
  * The conversation a follow-up sees: system messages always, then the newest exchanges that fit the
  * pair and token budgets, oldest first, as `Role: text` lines.
  */
-export function windowConversation(messages: readonly Message[], options: ContextWindowOptions = {}): string {
+export async function windowConversation(messages: readonly Message[], options: ContextWindowOptions = {}): Promise<string> {
+  // The tokenizer's tables take a quarter second to load; only follow-ups need them.
+  const { countTokens } = await import('gpt-tokenizer');
   const maxPairs = options.maxPairs ?? 25;
   const maxTokens = options.maxTokens ?? 6000;
   const perMessage = options.maxMessageTokens ?? 1500;
-  const system = messages.filter((message) => message.role === 'system').map((message) => `System: ${cut(message.content, perMessage)}`);
+  const system = messages.filter((message) => message.role === 'system').map((message) => `System: ${cut(countTokens, message.content, perMessage)}`);
   let budget = maxTokens - system.reduce((sum, line) => sum + countTokens(line), 0);
   const turns = messages.filter((message) => message.role !== 'system');
   const kept: string[] = [];
@@ -34,7 +37,7 @@ export function windowConversation(messages: readonly Message[], options: Contex
   for (let index = turns.length - 1; index >= 0; index--) {
     const message = turns[index]!;
     if (message.role === 'user' && ++users > maxPairs) break;
-    const line = `${message.role === 'user' ? 'User' : 'Assistant'}: ${cut(message.content, perMessage)}`;
+    const line = `${message.role === 'user' ? 'User' : 'Assistant'}: ${cut(countTokens, message.content, perMessage)}`;
     const tokens = countTokens(line);
     if (tokens > budget) break;
     budget -= tokens;

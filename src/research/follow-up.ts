@@ -27,7 +27,7 @@ async function loadContext(ctx: RunContext, deps: ResearchDependencies): Promise
       notes: [...notes.values()],
       asked: previous.flatMap((output) => output.queries ?? []),
       visited: previous.flatMap((output) => output.visited ?? []),
-      conversation: windowConversation(messages),
+      conversation: await windowConversation(messages),
     };
   });
 }

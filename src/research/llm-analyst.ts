@@ -1,4 +1,3 @@
-import { generateText, streamText } from 'ai';
 import { z } from 'zod';
 import type { ConfiguredModel } from '../providers/llm/create-language-model.ts';
 import { QuarryError } from '../store/errors.ts';
@@ -94,7 +93,8 @@ export class LlmAnalyst implements Analyst {
       system,
       prompt,
       run: async (signal) => {
-        const result = streamText({ model: this.main.model, system, prompt, abortSignal: signal, maxRetries: 2 });
+        const { streamText } = await import('ai');
+        const result = streamText({ model: await this.main.load(), system, prompt, abortSignal: signal, maxRetries: 2 });
         let text = '';
         for await (const delta of result.textStream) {
           text += delta;
@@ -128,7 +128,8 @@ export class LlmAnalyst implements Analyst {
       system,
       prompt,
       run: async (signal) => {
-        const result = await generateText({ model: model.model, system, prompt, abortSignal: signal, maxRetries: 2 });
+        const { generateText } = await import('ai');
+        const result = await generateText({ model: await model.load(), system, prompt, abortSignal: signal, maxRetries: 2 });
         return { output: read(result.text), usage: this.usage(model, result.usage) };
       },
     };
@@ -147,8 +148,9 @@ export class LlmAnalyst implements Analyst {
         const total: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0 };
         let messages: { role: 'user' | 'assistant'; content: string }[] = [{ role: 'user', content: prompt }];
         let lastError = '';
+        const { generateText } = await import('ai');
         for (let attempt = 1; attempt <= STRUCTURED_ATTEMPTS; attempt++) {
-          const result = await generateText({ model: model.model, system, messages, abortSignal: signal, maxRetries: 2 });
+          const result = await generateText({ model: await model.load(), system, messages, abortSignal: signal, maxRetries: 2 });
           const usage = this.usage(model, result.usage);
           for (const key of ['inputTokens', 'outputTokens', 'totalTokens', 'costUsd'] as const) total[key] = (total[key] ?? 0) + (usage[key] ?? 0);
           try {

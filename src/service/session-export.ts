@@ -1,4 +1,3 @@
-import MarkdownIt from 'markdown-it';
 import { QuarryError, invalidInput } from '../store/errors.ts';
 import { sessionSnapshotSchema } from '../store/snapshot-schema.ts';
 import type { Session, SessionSnapshot } from '../store/store.ts';
@@ -22,10 +21,9 @@ export interface ExportedFile {
 }
 
 /** Raw HTML in reports is shown as text (source text can never run script); links are checked by markdown-it. */
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
-
-export function renderMarkdown(text: string): string {
-  return markdown.render(text);
+export async function renderMarkdown(text: string): Promise<string> {
+  const { default: MarkdownIt } = await import('markdown-it');
+  return new MarkdownIt({ html: false, linkify: true, typographer: false }).render(text);
 }
 
 async function snapshot(context: ServiceContext, sessionId: string): Promise<SessionSnapshot> {
@@ -79,7 +77,7 @@ export async function exportSession(context: ServiceContext, request: { sessionI
   const latest = reportVersions(data.runs as never).at(-1)?.report;
   if (!latest) throw new QuarryError('CONFLICT', `Session ${data.session.id.slice(0, 8)} has no report yet (it is ${data.session.status}). Export it as json to move it between machines.`, { details: { sessionId: data.session.id } });
   if (request.format === 'md') return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
-  return { filename: `${name}.html`, contentType: 'text/html; charset=utf-8', body: htmlPage(data.session.title, renderMarkdown(latest)) };
+  return { filename: `${name}.html`, contentType: 'text/html; charset=utf-8', body: htmlPage(data.session.title, await renderMarkdown(latest)) };
 }
 
 /**

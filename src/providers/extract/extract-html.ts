@@ -1,10 +1,18 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
 import type { ExtractedDocument } from './extracted-document.ts';
 
-const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-turndown.remove(['script', 'style', 'noscript', 'iframe', 'form', 'nav', 'footer']);
+let libraries: Promise<{ parseHTML: typeof import('linkedom').parseHTML; Readability: typeof import('@mozilla/readability').Readability; turndown: TurndownService }> | null = null;
+
+/** The HTML libraries, loaded on first use (they slow every command's start otherwise). */
+function loadLibraries() {
+  libraries ??= (async () => {
+    const [{ parseHTML }, { Readability }, { default: Turndown }] = await Promise.all([import('linkedom'), import('@mozilla/readability'), import('turndown')]);
+    const turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+    turndown.remove(['script', 'style', 'noscript', 'iframe', 'form', 'nav', 'footer']);
+    return { parseHTML, Readability, turndown };
+  })();
+  return libraries;
+}
 
 function metaContent(document: Document, names: string[]): string | undefined {
   for (const name of names) {
@@ -25,7 +33,8 @@ function isoDate(value: string | undefined): string | undefined {
  * The main text of an HTML page as Markdown: Readability picks the article, turndown keeps its
  * structure. Pages Readability cannot read fall back to the body's text.
  */
-export function extractHtml(html: string, url?: string): ExtractedDocument {
+export async function extractHtml(html: string, url?: string): Promise<ExtractedDocument> {
+  const { parseHTML, Readability, turndown } = await loadLibraries();
   const { document } = parseHTML(html);
   const pageTitle = document.querySelector('title')?.textContent?.trim() ?? '';
   const byline = metaContent(document, ['author', 'article:author', 'og:article:author']);

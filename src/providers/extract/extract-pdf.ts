@@ -1,9 +1,9 @@
-import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import type { ExtractedDocument } from './extracted-document.ts';
 import { normalizeText } from './extract-html.ts';
 
 /** The text of a PDF, page by page, with its title from the metadata or the first line. */
 export async function extractPdf(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
+  const { extractText, getDocumentProxy, getMeta } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
   try {
     const { text } = await extractText(pdf, { mergePages: false });

@@ -1,6 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { QuarryError } from '../../store/errors.ts';
 
@@ -15,8 +12,14 @@ export interface ModelPrice {
 export interface ConfiguredModel {
   /** `provider:model` as the user wrote it. */
   id: string;
-  model: LanguageModel;
+  /** Loads the provider's SDK on first use (it is large; most commands never need it). */
+  load(): Promise<LanguageModel>;
   price: ModelPrice | null;
+}
+
+function lazy(load: () => Promise<LanguageModel>): () => Promise<LanguageModel> {
+  let model: Promise<LanguageModel> | null = null;
+  return () => (model ??= load());
 }
 
 function invalid(message: string): QuarryError {
@@ -39,21 +42,24 @@ export function createLanguageModel(spec: string, env: NodeJS.ProcessEnv = proce
     case 'openai': {
       if (!env.OPENAI_API_KEY) throw invalid('The openai provider needs OPENAI_API_KEY in the environment.');
       // Chat Completions, which every OpenAI-style server speaks (the default would be /v1/responses).
-      return { id: spec, model: createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL }).chat(name), price };
+      const { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: baseURL } = env;
+      return { id: spec, load: lazy(async () => (await import('@ai-sdk/openai')).createOpenAI({ apiKey, baseURL }).chat(name)), price };
     }
     case 'anthropic': {
       if (!env.ANTHROPIC_API_KEY) throw invalid('The anthropic provider needs ANTHROPIC_API_KEY in the environment.');
-      return { id: spec, model: createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL }).languageModel(name), price };
+      const { ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: baseURL } = env;
+      return { id: spec, load: lazy(async () => (await import('@ai-sdk/anthropic')).createAnthropic({ apiKey, baseURL }).languageModel(name)), price };
     }
     case 'ollama': {
       const base = (env.OLLAMA_BASE_URL ?? 'http://127.0.0.1:11434').replace(/\/$/, '');
-      return { id: spec, model: createOpenAICompatible({ name: 'ollama', baseURL: `${base}/v1`, includeUsage: true }).chatModel(name), price };
+      return { id: spec, load: lazy(async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible({ name: 'ollama', baseURL: `${base}/v1`, includeUsage: true }).chatModel(name)), price };
     }
     case 'openai-compatible': {
       if (!env.QUARRY_LLM_BASE_URL) throw invalid('The openai-compatible provider needs QUARRY_LLM_BASE_URL (and usually QUARRY_LLM_API_KEY).');
+      const { QUARRY_LLM_BASE_URL: baseURL, QUARRY_LLM_API_KEY: apiKey } = env;
       return {
         id: spec,
-        model: createOpenAICompatible({ name: 'openai-compatible', baseURL: env.QUARRY_LLM_BASE_URL, apiKey: env.QUARRY_LLM_API_KEY, includeUsage: true }).chatModel(name),
+        load: lazy(async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey, includeUsage: true }).chatModel(name)),
         price,
       };
     }
