@@ -7,17 +7,47 @@ import { join } from 'node:path';
 import { LocalCorpusSearch } from '../src/providers/search/local-corpus/local-corpus-search.ts';
 import { indexFolders } from '../src/providers/search/local-corpus/index-folders.ts';
 import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
-import { formatMs, median, pageText, percentile, pgBenchUrl, printTable, seededRandom, tempFolder, timeMs } from './bench-lib.ts';
+import { formatMs, median, percentile, pgBenchUrl, printTable, seededRandom, tempFolder, timeMs } from './bench-lib.ts';
 
 const FILE_BYTES = 100 * 1024;
 
+/**
+ * Text with a natural-language-like vocabulary: 30,000 made-up words drawn with a Zipf-like (log-
+ * uniform rank) distribution, so common words are everywhere and most words are rare, as in real
+ * documents. (A small vocabulary would make every query match every passage.)
+ */
+function zipfText(random: () => number) {
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'si', 'po', 'de', 'ga', 'vu', 'ze', 'ti', 'ba', 'no', 'ri', 'sa', 'le', 'mo', 'ku'];
+  const vocabulary = Array.from({ length: 30_000 }, (_, index) => {
+    let word = '';
+    for (let rest = index + 1; rest > 0; rest = Math.floor(rest / syllables.length)) word += syllables[rest % syllables.length];
+    return word;
+  });
+  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length))) - 1)]!;
+  return {
+    paragraph(bytes: number): string {
+      const words: string[] = [];
+      for (let length = 0; length < bytes; ) {
+        const next = word();
+        words.push(next);
+        length += next.length + 1;
+      }
+      return `${words.join(' ')}.`;
+    },
+    /** A query of mid-frequency words, like a person's keywords. */
+    query(): string {
+      return Array.from({ length: 3 }, () => vocabulary[100 + Math.floor(random() * 5_000)]).join(' ');
+    },
+  };
+}
+
 function generateCorpus(folder: string, megabytes: number): number {
-  const random = seededRandom(7);
+  const generator = zipfText(seededRandom(7));
   let bytes = 0;
   for (let index = 0; bytes < megabytes * 1024 * 1024; index++) {
     const sub = join(folder, `part-${Math.floor(index / 100)}`);
     mkdirSync(sub, { recursive: true });
-    const paragraphs = Array.from({ length: Math.ceil(FILE_BYTES / 700) }, () => pageText(random, 700));
+    const paragraphs = Array.from({ length: Math.ceil(FILE_BYTES / 700) }, () => generator.paragraph(700));
     const text = `# Report ${index}\n\n${paragraphs.join('\n\n')}\n`;
     writeFileSync(join(sub, `report-${index}.md`), text);
     bytes += text.length;
@@ -33,10 +63,10 @@ async function measure(label: string, location: string, options: OpenStoreOption
       report = await indexFolders(store, [folder]);
     });
     const search = new LocalCorpusSearch(store, [folder]);
-    const random = seededRandom(11);
+    const queries = zipfText(seededRandom(11));
     const times: number[] = [];
     for (let query = 0; query < 200; query++) {
-      const words = pageText(random, 40).split(' ').slice(0, 4).join(' ');
+      const words = queries.query();
       times.push(await timeMs(() => search.search(words, { maxResults: 10 })));
     }
     const megabytes = bytes / 1024 / 1024;
@@ -70,7 +100,7 @@ export async function run(megabytes = Number(process.argv[2] ?? 50)): Promise<vo
   } finally {
     corpus.remove();
   }
-  printTable('Local corpus: indexing and search (200 queries of 4 words, top 10)', ['store', 'corpus', 'files', 'passages', 'index time', 'throughput', 'search median', 'search p95'], rows);
+  printTable('Local corpus: indexing and search (200 queries of 3 words, top 10)', ['store', 'corpus', 'files', 'passages', 'index time', 'throughput', 'search median', 'search p95'], rows);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

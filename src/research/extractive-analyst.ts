@@ -150,7 +150,6 @@ export class ExtractiveAnalyst implements Analyst {
   outline({ question, notes, settings, feedback, previous }: Parameters<Analyst['outline']>[0]) {
     return local((): Outline => {
       const maxSections = settings.reportLength === 'short' ? 2 : settings.reportLength === 'medium' ? 3 : 5;
-      const known = new Set(queryTerms(question));
       // Feedback words the person asked for lead the outline (the extractive analyst's revision).
       const wanted = feedback ? queryTerms(feedback).filter((term) => notes.some((note) => termList(note.text).includes(term))) : [];
       const sections: OutlineSection[] = [];
@@ -161,18 +160,18 @@ export class ExtractiveAnalyst implements Analyst {
         members.forEach((note) => used.add(note.id));
         sections.push({ title: theme.charAt(0).toUpperCase() + theme.slice(1), focus: `Findings about "${theme}", as requested.`, noteIds: members.map((note) => note.id) });
       }
-      const themes = salientTerms(notes.map((note) => note.text), new Set([...known, ...wanted]), maxSections * 2);
       const overview = notes.filter((note) => !used.has(note.id)).slice(0, 3);
       if (overview.length > 0) {
         sections.splice(wanted.length ? 0 : sections.length, 0, { title: 'Overview', focus: `What the sources say about: ${question.trim()}`, noteIds: overview.map((note) => note.id) });
         overview.forEach((note) => used.add(note.id));
       }
-      for (const theme of themes) {
+      // Then one section per source, in order of first relevance, titled by the source.
+      const bySource = new Map<string, Note[]>();
+      for (const note of notes) if (!used.has(note.id)) bySource.set(note.url, [...(bySource.get(note.url) ?? []), note]);
+      for (const members of bySource.values()) {
         if (sections.length >= maxSections + 1 + wanted.length) break;
-        const members = notes.filter((note) => !used.has(note.id) && termList(note.text).includes(theme));
-        if (members.length === 0) continue;
         members.slice(0, 4).forEach((note) => used.add(note.id));
-        sections.push({ title: theme.charAt(0).toUpperCase() + theme.slice(1), focus: `Findings that mention "${theme}".`, noteIds: members.slice(0, 4).map((note) => note.id) });
+        sections.push({ title: members[0]!.title, focus: `What "${members[0]!.title}" adds.`, noteIds: members.slice(0, 4).map((note) => note.id) });
       }
       const rest = notes.filter((note) => !used.has(note.id));
       if (rest.length > 0) sections.push({ title: 'Other findings', focus: 'Further relevant passages.', noteIds: rest.slice(0, 4).map((note) => note.id) });
