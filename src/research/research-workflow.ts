@@ -93,6 +93,31 @@ async function readSource(deps: ResearchDependencies, result: SearchResult, quer
   }
 }
 
+/**
+ * The results an iteration reads: in search order, new ones only (a local document is visited
+ * passage by passage, a web page once), at most `sourcesPerQuery` per query asked.
+ */
+export function chooseSources(searches: { results: SearchResult[] }[], queries: string[], alreadyVisited: string[], settings: ResearchSettings) {
+  const visited = new Set(alreadyVisited);
+  const chosen: { result: SearchResult; query: string }[] = [];
+  searches.forEach((search, index) => {
+    for (const result of search.results) {
+      const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
+      const key = passage === undefined ? result.url.split('#')[0]! : `${result.url}#passage-${passage}`;
+      if (visited.has(key) || chosen.length >= settings.sourcesPerQuery * queries.length) continue;
+      visited.add(key);
+      chosen.push({ result, query: queries[index]! });
+    }
+  });
+  return { chosen, visited: [...visited] };
+}
+
+/** The queries an iteration asks: new ones only (case-insensitive), at most `queriesPerIteration`. */
+export function freshQueries(queries: string[], asked: string[], settings: ResearchSettings): string[] {
+  const seen = new Set(asked.map((query) => query.toLowerCase()));
+  return [...new Set(queries.map((query) => query.trim()).filter((query) => query && !seen.has(query.toLowerCase())))].slice(0, settings.queriesPerIteration);
+}
+
 export interface ResearchState {
   notes: Note[];
   asked: string[];
@@ -105,27 +130,15 @@ export async function researchLoop(ctx: RunContext, deps: ResearchDependencies, 
   const providers = deps.searchProvidersFor(settings);
   let queries = input.firstQueries;
   for (let iteration = 1; iteration <= settings.maxIterations; iteration++) {
-    const asked = new Set(state.asked.map((query) => query.toLowerCase()));
-    const fresh = [...new Set(queries.map((query) => query.trim()).filter((query) => query && !asked.has(query.toLowerCase())))].slice(0, settings.queriesPerIteration);
+    const fresh = freshQueries(queries, state.asked, settings);
     if (fresh.length === 0) break;
     state.asked.push(...fresh);
     const base = `${prefix}iteration-${iteration}`;
     const searches = await Promise.all(
       fresh.map((query, index) => ctx.step({ key: `${base}/search-${index}`, phase: 'search', input: { query } }, (signal) => searchAll(providers, query, settings.sourcesPerQuery, signal))),
     );
-    const visited = new Set(state.visited);
-    const chosen: { result: SearchResult; query: string }[] = [];
-    searches.forEach((search, index) => {
-      for (const result of search.results) {
-        // A local document is visited passage by passage; a web page once.
-        const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
-        const key = passage === undefined ? result.url.split('#')[0]! : `${result.url}#passage-${passage}`;
-        if (visited.has(key) || chosen.length >= settings.sourcesPerQuery * fresh.length) continue;
-        visited.add(key);
-        chosen.push({ result, query: fresh[index]! });
-      }
-    });
-    state.visited = [...visited];
+    const { chosen, visited } = chooseSources(searches, fresh, state.visited, settings);
+    state.visited = visited;
     const sources = await Promise.all(
       chosen.map(({ result, query }, index) =>
         ctx.step({ key: `${base}/read-${index}`, phase: 'read', input: { url: result.url } }, async (signal) => {

@@ -2,9 +2,10 @@ import { QuarryError, invalidInput } from '../store/errors.ts';
 import { sessionSnapshotSchema } from '../store/snapshot-schema.ts';
 import type { Session, SessionSnapshot } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
+import { legacySessionSchema, legacyToSnapshot, snapshotToLegacy } from './legacy-session.ts';
 import { reportVersions } from './session-queries.ts';
 
-export const exportFormats = ['md', 'html', 'json'] as const;
+export const exportFormats = ['md', 'html', 'json', 'legacy-json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
 
 /** The versioned session file format. */
@@ -74,6 +75,9 @@ export async function exportSession(context: ServiceContext, request: { sessionI
     const file = { format: SESSION_FILE_FORMAT, version: SESSION_FILE_VERSION, exportedAt: new Date().toISOString(), ...data };
     return { filename: `${name}.quarry.json`, contentType: 'application/json', body: `${JSON.stringify(file, null, 2)}\n` };
   }
+  if (request.format === 'legacy-json') {
+    return { filename: `${name}.legacy.json`, contentType: 'application/json', body: `${JSON.stringify(snapshotToLegacy(data), null, 2)}\n` };
+  }
   const latest = reportVersions(data.runs as never).at(-1)?.report;
   if (!latest) throw new QuarryError('CONFLICT', `Session ${data.session.id.slice(0, 8)} has no report yet (it is ${data.session.status}). Export it as json to move it between machines.`, { details: { sessionId: data.session.id } });
   if (request.format === 'md') return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
@@ -92,7 +96,16 @@ export async function importSessionFile(context: ServiceContext, text: string): 
   } catch (error) {
     throw invalidInput('file', `not valid JSON (${(error as Error).message}); the file may be truncated`);
   }
-  const header = parsed as { format?: unknown; version?: unknown };
+  const header = parsed as { format?: unknown; version?: unknown; session_id?: unknown; user_query?: unknown };
+  if (header && header.format === undefined && header.session_id !== undefined && header.user_query !== undefined) {
+    // The per-session layout of earlier research tools.
+    const legacy = legacySessionSchema.safeParse(parsed);
+    if (!legacy.success) {
+      const issue = legacy.error.issues[0]!;
+      throw invalidInput(issue.path.join('.') || 'file', issue.message);
+    }
+    return context.store.importSession(legacyToSnapshot(legacy.data), { ownerId: context.ownerId });
+  }
   if (header?.format !== SESSION_FILE_FORMAT) throw invalidInput('format', `expected "${SESSION_FILE_FORMAT}", found ${JSON.stringify(header?.format ?? null)}`);
   if (header.version !== SESSION_FILE_VERSION) throw invalidInput('version', `this Quarry reads version ${SESSION_FILE_VERSION} files, not ${JSON.stringify(header.version ?? null)}`);
   const result = sessionSnapshotSchema.safeParse(parsed);

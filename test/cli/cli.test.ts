@@ -157,6 +157,29 @@ describe('quarry command line', () => {
     expect(followUp.stdout).toContain('1966');
   });
 
+  it('moves an unfinished session through export and import, and resumes a legacy half-finished one', () => {
+    const waiting = quarry(['run', QUESTION, '--docs', docs, '--review-outline']);
+    const id = /quarry ask ([0-9a-f]{8}) approve/.exec(waiting.stdout)![1]!;
+    const file = join(home, 'waiting.json');
+    expect(quarry(['export', id, '--format', 'json', '-o', file]).code).toBe(0);
+    expect(quarry(['rm', id, '--yes']).code).toBe(0);
+    expect(quarry(['import', file]).stdout).toContain('(waiting)');
+    const approved = quarry(['ask', id, 'approve']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('## Sources');
+
+    const legacy = quarry(['import', join(root, 'test', 'fixtures', 'legacy', 'half-finished.json')]);
+    expect(legacy.stdout).toContain('Imported session 20240611-141502-tidal (interrupted)');
+    const resumed = quarry(['resume', '20240611', '--docs', docs]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/step-start iteration-2\/search-0/);
+    expect(resumed.stdout).not.toMatch(/step-start iteration-1\//);
+    expect(resumed.stdout).toContain('https://example.org/la-rance');
+    const exported = JSON.parse(quarry(['export', '20240611', '--format', 'legacy-json']).stdout) as { status: string; final_report: string };
+    expect(exported.status).toBe('completed');
+    expect(exported.final_report).toContain('## Sources');
+  });
+
   it('ambiguous prefixes list their candidates', () => {
     const file = (sessionId: string) => {
       const path = join(home, `${sessionId}.json`);

@@ -12,7 +12,7 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     .command('export')
     .description('write a session as Markdown, a self-contained HTML page, or JSON (everything, to move it)')
     .argument('<id>', 'session id or unique prefix')
-    .option('--format <format>', 'md, html or json', 'md')
+    .option('--format <format>', 'md, html, json, or legacy-json (the per-session layout of earlier research tools)', 'md')
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(async (id: string, options: { format: string; output?: string }) => {
       const context = await runtime.open();
@@ -28,7 +28,7 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
 
   program
     .command('import')
-    .description('recreate a session from a quarry-session JSON file (it can then be resumed here)')
+    .description('recreate a session from a quarry-session JSON file, or a legacy per-session JSON file (it can then be resumed here)')
     .argument('<file>', 'the file written by quarry export --format json')
     .action(async (path: string) => {
       const context = await runtime.open();
