@@ -8,6 +8,7 @@ import { registerLs } from './commands/ls.ts';
 import { registerManage } from './commands/manage.ts';
 import { registerResume } from './commands/resume.ts';
 import { registerRun } from './commands/run.ts';
+import { registerServe } from './commands/serve.ts';
 import { registerShow } from './commands/show.ts';
 import { registerTransfer } from './commands/transfer.ts';
 import { registerUsers } from './commands/users.ts';
@@ -54,6 +55,7 @@ export function buildProgram(runtime: CliRuntime, setExitCode: (code: number) =>
   registerIndex(program, runtime);
   registerUsers(program, runtime);
   registerWorker(program, runtime);
+  registerServe(program, runtime);
   return program;
 }
 

@@ -19,6 +19,8 @@ export interface StartResearchRequest {
   /** Web search providers by name. */
   search?: string[];
   title?: string;
+  /** A chosen session id (the chat endpoint derives one from the conversation); new ids otherwise. */
+  id?: string;
 }
 
 export interface StartResearchResult {
@@ -61,6 +63,7 @@ export async function startResearch(context: ServiceContext & { env?: NodeJS.Pro
   }
   const index = docs.length > 0 ? await indexFolders(context.store, docs, indexOptions) : null;
   const session = await context.store.createSession({
+    id: request.id,
     ownerId: context.ownerId,
     title: request.title?.trim() || defaultTitle(question),
     question,
