@@ -74,7 +74,7 @@ export class Runner {
   private readonly log: (message: string, error?: unknown) => void;
   private readonly active = new Map<string, Activation>();
   private looping = false;
-  private filling = false;
+  private filling: Promise<void> | null = null;
   private refill = false;
   private stopLoop: (() => void) | null = null;
 
@@ -160,6 +160,8 @@ export class Runner {
     this.looping = false;
     this.stopLoop?.();
     this.stopLoop = null;
+    // A claim in flight when the loop stopped must land (and be handed back) before we look.
+    await this.filling?.catch(() => undefined);
     const activations = [...this.active.values()];
     if (options.handoff) {
       for (const activation of activations) activation.context?.drainNewSteps();
@@ -178,11 +180,10 @@ export class Runner {
       this.refill = true;
       return;
     }
-    this.filling = true;
-    void this.fill()
+    this.filling = this.fill()
       .catch((error: unknown) => this.log(`quarry worker ${this.workerId}: claiming failed`, error))
       .finally(() => {
-        this.filling = false;
+        this.filling = null;
         if (this.refill) {
           this.refill = false;
           this.wake();
@@ -194,6 +195,11 @@ export class Runner {
     while (this.looping && this.active.size < this.concurrency) {
       const lease = await this.store.claimNext({ workerId: this.workerId, ttlMs: this.ttlMs, maxClaims: this.maxClaims });
       if (!lease) return;
+      if (!this.looping) {
+        // Shut down while the claim was in flight: give the session straight back.
+        await this.store.release(lease, { status: 'queued' });
+        return;
+      }
       void this.execute(lease);
     }
   }

@@ -11,11 +11,15 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
     .option('--concurrency <n>', 'sessions run at once (1-64)', '4')
     .option('--id <name>', 'this worker\'s name in leases')
     .option('--grace <seconds>', 'on SIGTERM, let steps in flight finish this long before handing sessions back', '10')
-    .action(async (options: { concurrency: string; id?: string; grace: string }) => {
+    .option('--lease-ttl <seconds>', 'how long a claim lasts without a heartbeat; a dead worker\'s sessions wait this long', '15')
+    .option('--max-claims <n>', 'claims without a clean end before a session is parked as failed', '5')
+    .action(async (options: { concurrency: string; id?: string; grace: string; leaseTtl: string; maxClaims: string }) => {
       const context = await runtime.open();
       const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
       const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
-      const runner = new Runner({ store: context.store, workflows: context.workflows, concurrency, workerId: options.id });
+      const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;
+      const maxClaims = parseWholeNumber(options.maxClaims, '--max-claims', 1, 1000)!;
+      const runner = new Runner({ store: context.store, workflows: context.workflows, concurrency, workerId: options.id, leaseTtlMs, maxClaims, pollMs: 5_000 });
       runner.start();
       console.error(`quarry worker ${runner.workerId}: running up to ${concurrency} sessions from ${context.store.info().location}. SIGTERM hands sessions back; Ctrl-C twice quits at once.`);
       await new Promise<void>((resolve) => {
