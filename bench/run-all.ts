@@ -4,7 +4,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 
-const scripts = ['store-storage', 'store-listing', 'store-commit-latency', 'engine-overhead', 'engine-resume', 'corpus-index', 'api-load'];
+const scripts = ['store-storage', 'store-listing', 'store-commit-latency', 'engine-overhead', 'engine-resume', 'corpus-index', 'api-load', 'workers'];
 
 console.log(`# Quarry benchmarks\n\n${new Date().toISOString()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${(totalmem() / 2 ** 30).toFixed(0)} GB`);
 const only = process.argv.slice(2);

@@ -6,6 +6,7 @@ import { registerFork } from './commands/fork.ts';
 import { registerIndex } from './commands/index.ts';
 import { registerLs } from './commands/ls.ts';
 import { registerManage } from './commands/manage.ts';
+import { registerMigrateStore } from './commands/migrate-store.ts';
 import { registerResume } from './commands/resume.ts';
 import { registerRun } from './commands/run.ts';
 import { registerServe } from './commands/serve.ts';
@@ -56,6 +57,7 @@ export function buildProgram(runtime: CliRuntime, setExitCode: (code: number) =>
   registerUsers(program, runtime);
   registerWorker(program, runtime);
   registerServe(program, runtime);
+  registerMigrateStore(program, runtime);
   return program;
 }
 

@@ -23,7 +23,7 @@ export interface RunnerOptions {
   maxAttempts?: number;
   /** Claims without a clean end before a session is parked as failed. Default 5. */
   maxClaims?: number;
-  /** Safety-net poll for runnable sessions when no notification arrives. Default 5 s. */
+  /** Safety-net poll for runnable sessions when no notification arrives. Default min(5 s, lease TTL). */
   pollMs?: number;
   /** Where unexpected errors of the worker loop go. Default `console.error`. */
   log?: (message: string, error?: unknown) => void;
@@ -87,7 +87,9 @@ export class Runner {
     this.heartbeatMs = options.heartbeatMs ?? Math.min(this.ttlMs / 3, 2_000);
     this.maxAttempts = options.maxAttempts ?? 3;
     this.maxClaims = options.maxClaims ?? 5;
-    this.pollMs = options.pollMs ?? 5_000;
+    // An expired lease sends no notification: polling at least once per lease length bounds how
+    // long a dead worker's sessions wait (about ttl + poll).
+    this.pollMs = options.pollMs ?? Math.min(5_000, this.ttlMs);
     this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
   }
 

@@ -27,7 +27,8 @@ export async function renderMarkdown(text: string): Promise<string> {
   return new MarkdownIt({ html: false, linkify: true, typographer: false }).render(text);
 }
 
-async function snapshot(context: ServiceContext, sessionId: string): Promise<SessionSnapshot> {
+/** Everything about a session, as export files and store migrations carry it. */
+export async function buildSnapshot(context: ServiceContext, sessionId: string): Promise<SessionSnapshot> {
   const session = await context.store.getSession(sessionId, { ownerId: context.ownerId });
   const [messages, runs, steps, sources] = await Promise.all([
     context.store.listMessages(session.id, { ownerId: context.ownerId }),
@@ -69,7 +70,7 @@ ${body}
 /** The session as a file: the latest report as Markdown or a self-contained HTML page, or everything as JSON. */
 export async function exportSession(context: ServiceContext, request: { sessionId: string; format: string }): Promise<ExportedFile> {
   if (!(exportFormats as readonly string[]).includes(request.format)) throw invalidInput('format', `"${request.format}" is not one of ${exportFormats.join(', ')}`);
-  const data = await snapshot(context, request.sessionId);
+  const data = await buildSnapshot(context, request.sessionId);
   const name = slug(data.session.title);
   if (request.format === 'json') {
     const file = { format: SESSION_FILE_FORMAT, version: SESSION_FILE_VERSION, exportedAt: new Date().toISOString(), ...data };

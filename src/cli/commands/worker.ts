@@ -19,7 +19,7 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
       const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
       const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;
       const maxClaims = parseWholeNumber(options.maxClaims, '--max-claims', 1, 1000)!;
-      const runner = new Runner({ store: context.store, workflows: context.workflows, concurrency, workerId: options.id, leaseTtlMs, maxClaims, pollMs: 5_000 });
+      const runner = new Runner({ store: context.store, workflows: context.workflows, concurrency, workerId: options.id, leaseTtlMs, maxClaims });
       runner.start();
       console.error(`quarry worker ${runner.workerId}: running up to ${concurrency} sessions from ${context.store.info().location}. SIGTERM hands sessions back; Ctrl-C twice quits at once.`);
       await new Promise<void>((resolve) => {
