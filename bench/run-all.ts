@@ -1,15 +1,39 @@
 /**
- * Runs every benchmark in turn and prints their tables: `npm run bench`. Each script also runs
- * alone (`node --import tsx bench/<name>.ts`). Numbers, never assertions.
+ * `npm run bench`: the comparison with the alternatives (a few minutes), written to
+ * bench/RESULTS.md with the machine and the date. `npm run bench -- all` runs every benchmark;
+ * `npm run bench -- store engine` runs groups; any script name runs that script. Every script also
+ * runs alone (`node --import tsx bench/<path>.ts`). Numbers, never assertions.
  */
-import { cpus, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus, release, totalmem, type } from 'node:os';
 
-const scripts = ['store-storage', 'store-listing', 'store-commit-latency', 'engine-overhead', 'engine-resume', 'corpus-index', 'api-load', 'workers'];
+const groups: Record<string, string[]> = {
+  compare: ['compare/compare-steps', 'compare/compare-resume', 'compare/compare-listing', 'compare/compare-crash'],
+  store: ['store-storage', 'store-listing', 'store-commit-latency'],
+  engine: ['engine-overhead', 'engine-resume'],
+  sources: ['corpus-index'],
+  api: ['api-load'],
+  workers: ['workers'],
+};
 
-console.log(`# Quarry benchmarks\n\n${new Date().toISOString()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${(totalmem() / 2 ** 30).toFixed(0)} GB`);
-const only = process.argv.slice(2);
-for (const name of scripts) {
-  if (only.length > 0 && !only.includes(name)) continue;
-  const module = (await import(`./${name}.ts`)) as { run(): Promise<void> };
+const requested = process.argv.slice(2);
+const names = requested.length === 0 ? ['compare'] : requested;
+const scripts = names.flatMap((name) => (name === 'all' ? Object.values(groups).flat() : (groups[name] ?? [name])));
+
+const machine = `${type()} ${release()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${(totalmem() / 2 ** 30).toFixed(0)} GB`;
+const output: string[] = [`# Quarry benchmark results`, '', `${new Date().toISOString()} · ${machine}`, '', `Scripts: ${scripts.join(', ')}.`];
+const log = console.log;
+console.log = (...parts: unknown[]) => {
+  output.push(parts.map(String).join(' '));
+  log(...parts);
+};
+log(output.join('\n'));
+for (const script of scripts) {
+  const module = (await import(`./${script}.ts`)) as { run(): Promise<void> };
   await module.run();
+}
+console.log = log;
+if (scripts.some((script) => script.startsWith('compare/'))) {
+  writeFileSync(new URL('./RESULTS.md', import.meta.url), `${output.join('\n')}\n`);
+  log('\nWrote bench/RESULTS.md');
 }
