@@ -79,3 +79,21 @@ export function printTable(title: string, header: string[], rows: (string | numb
 }
 
 export const pgBenchUrl = process.env.QUARRY_BENCH_PG_URL ?? process.env.QUARRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Runs PostgreSQL measurements in a throwaway schema, dropped afterwards; when the server cannot be
+ * reached, `onSkip` gets the reason so the table says so instead of the run failing.
+ */
+export async function inPostgresSchema(work: (schema: string) => Promise<void>, onSkip: (reason: string) => void): Promise<void> {
+  const { openDriver } = await import('../src/store/open-store.ts');
+  const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await work(schema);
+  } catch (error) {
+    onSkip(`skipped: ${(error as Error).message}`);
+  } finally {
+    const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
+    await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await driver?.close();
+  }
+}

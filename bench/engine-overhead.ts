@@ -8,7 +8,7 @@ import { Runner } from '../src/engine/runner.ts';
 import { WorkflowRegistry, type Workflow } from '../src/engine/workflow.ts';
 import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { formatMs, median, pgBenchUrl, printTable, tempFolder, timeMs } from './bench-lib.ts';
+import { formatMs, inPostgresSchema, median, pgBenchUrl, printTable, tempFolder, timeMs } from './bench-lib.ts';
 
 const STEPS = 400;
 const ROUNDS = 3;
@@ -83,16 +83,7 @@ export async function run(): Promise<void> {
   } finally {
     folder.remove();
   }
-  const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
-  try {
-    await measure('PostgreSQL', pgBenchUrl, { schema }, rows);
-  } catch (error) {
-    rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-', '-', '-']);
-  } finally {
-    const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
-    await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await driver?.close();
-  }
+  await inPostgresSchema((schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows), (reason) => rows.push(['PostgreSQL', reason, '-', '-', '-', '-']));
   printTable(
     `Engine overhead per step (${STEPS} trivial steps, median of ${ROUNDS} rounds)`,
     ['store', 'ctx.step via Runner', 'store.recordStep', 'bare insert', 'engine / store write', 'engine / bare insert'],

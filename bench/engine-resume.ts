@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { Runner } from '../src/engine/runner.ts';
 import { WorkflowRegistry, type Workflow } from '../src/engine/workflow.ts';
-import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
-import { formatMs, median, pgBenchUrl, printTable, tempFolder } from './bench-lib.ts';
+import { openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
+import { formatMs, inPostgresSchema, median, pgBenchUrl, printTable, tempFolder } from './bench-lib.ts';
 
 const REPEATS = 7;
 
@@ -79,16 +79,7 @@ export async function run(): Promise<void> {
   } finally {
     folder.remove();
   }
-  const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
-  try {
-    await measure('PostgreSQL', pgBenchUrl, { schema }, rows);
-  } catch (error) {
-    rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-']);
-  } finally {
-    const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
-    await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await driver?.close();
-  }
+  await inPostgresSchema((schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows), (reason) => rows.push(['PostgreSQL', reason, '-', '-']));
   printTable(
     `Time to resume: open the store, load the journal, replay to the resume point (median of ${REPEATS})`,
     ['store', 'journaled steps', 'median', 'best'],

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { formatMs, median, percentile, pgBenchUrl, printTable, tempFolder, timeMs } from './bench-lib.ts';
+import { formatMs, inPostgresSchema, median, percentile, pgBenchUrl, printTable, tempFolder, timeMs } from './bench-lib.ts';
 
 const STEPS = 500;
 
@@ -68,16 +68,7 @@ export async function run(): Promise<void> {
       folder.remove();
     }
   }
-  const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
-  try {
-    await measure('PostgreSQL', pgBenchUrl, { schema }, rows);
-  } catch (error) {
-    rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-', '-', '-']);
-  } finally {
-    const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
-    await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await driver?.close();
-  }
+  await inPostgresSchema((schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows), (reason) => rows.push(['PostgreSQL', reason, '-', '-', '-', '-']));
   printTable(
     `Step commit latency, begin + complete (${STEPS} steps) against one bare single-row insert`,
     ['store', 'step median', 'step p99', 'bare insert median', 'bare p99', 'ratio (medians)'],

@@ -154,8 +154,9 @@ describe('research workflow', () => {
 });
 
 /** Replies for each reasoning call, recognized by its system prompt. */
-function llmResponder(options: { malformedPlanFirst?: boolean } = {}) {
+function llmResponder(options: { malformedPlanFirst?: boolean; keepGoing?: boolean } = {}) {
   let planCalls = 0;
+  let analyses = 0;
   return (request: ChatRequest): string => {
     const system = systemOf(request);
     const user = lastUserOf(request);
@@ -169,7 +170,10 @@ function llmResponder(options: { malformedPlanFirst?: boolean } = {}) {
       const quote = /La Rance station in France, opened in 1966, was the first large tidal barrage\./.exec(user)?.[0];
       return JSON.stringify({ notes: quote ? [{ quote, note: 'La Rance in France (1966) was the first large tidal barrage.' }] : [] });
     }
-    if (system.includes('You judge coverage')) return JSON.stringify({ done: true, reason: 'covered', nextQueries: [] });
+    if (system.includes('You judge coverage')) {
+      analyses += 1;
+      return JSON.stringify(options.keepGoing ? { done: false, reason: 'gaps remain', nextQueries: [`tidal stream turbines ${analyses}`] } : { done: true, reason: 'covered', nextQueries: [] });
+    }
     if (system.includes('You structure reports')) {
       const id = /\[(r1\/iteration-1-\d+-0)\]/.exec(user)?.[1] ?? 'none';
       return JSON.stringify({ title: 'Tidal power', sections: [{ title: 'Barrages', focus: 'How barrages work', noteIds: [id] }] });
@@ -226,6 +230,24 @@ describe('research workflow with the LLM analyst (fake OpenAI-compatible server)
     const deltas = (await database.store.readEvents(session.id)).filter((event) => event.type === 'report-delta');
     expect(deltas.length).toBeGreaterThan(1);
     expect((await database.store.getSession(session.id)).title).toBe('Tidal Power Explained');
+  });
+
+  it('stops researching when the token budget is spent and writes the best report it can', async () => {
+    server = await new FakeOpenAiServer(llmResponder({ keepGoing: true })).start();
+    const env = llmEnv();
+    const run = async (settings: Record<string, unknown>) => {
+      const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 3, queriesPerIteration: 1, ...settings } });
+      const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
+      expect(result.status, JSON.stringify(result.error)).toBe('completed');
+      const iterations = new Set((await database.store.loadJournal(session.currentRunId!)).map((step) => /^iteration-(\d+)\//.exec(step.key)?.[1]).filter(Boolean));
+      return { output: result.output as ResearchOutput, iterations: iterations.size };
+    };
+    const unlimited = await run({});
+    expect(unlimited.iterations).toBe(3);
+    const budgeted = await run({ tokenBudget: 1000 });
+    expect(budgeted.iterations).toBeLessThan(unlimited.iterations);
+    expect(budgeted.output.usage.inputTokens + budgeted.output.usage.outputTokens).toBeGreaterThanOrEqual(1000);
+    expect(budgeted.output.report).toContain('## Sources');
   });
 
   it('fails the step clearly when the model never gives valid JSON', async () => {
