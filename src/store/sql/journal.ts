@@ -36,13 +36,18 @@ async function readLiveStep(tx: SqlExecutor, runId: string, key: string): Promis
 }
 
 /** Keeps the session's `next_step` (first incomplete live step) current, for listings. */
-async function refreshNextStep(ctx: SqlContext, tx: SqlExecutor, sessionId: string, runId: string, counters = ''): Promise<void> {
+async function refreshNextStep(ctx: SqlContext, tx: SqlExecutor, sessionId: string, runId: string, counters = '', counterParams: unknown[] = []): Promise<void> {
   // One statement (one round trip): the partial index on incomplete steps makes the subquery cheap.
   await tx.query(
     `UPDATE sessions SET next_step = (SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1)${counters}
      WHERE id = ? AND current_run_id = ?`,
-    [runId, sessionId, runId],
+    [runId, ...counterParams, sessionId, runId],
   );
+}
+
+/** The value as the journal gives it back (JSON round trip), so a record built here equals a read one. */
+function asStored(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
 async function beginStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
@@ -51,12 +56,13 @@ async function beginStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, inp
     throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, { runId: input.runId, key: input.key });
   }
   const payload = await storePayload(tx, ctx.now, fence.sessionId, input.input);
+  let written: { seq: number; attempts: number; started_at: number };
   if (existing) {
-    await tx.query(
+    [written] = (await tx.query<typeof written>(
       `UPDATE steps SET status = 'running', attempts = attempts + 1, input = ?, input_blob = ?, error_code = NULL, error_message = NULL,
-         started_at = ${ctx.now}, ended_at = NULL WHERE run_id = ? AND key = ? AND status <> 'superseded'`,
+         started_at = ${ctx.now}, ended_at = NULL WHERE run_id = ? AND key = ? AND status <> 'superseded' RETURNING seq, attempts, started_at`,
       [payload.inline, payload.blob, input.runId, input.key],
-    );
+    )) as [typeof written];
     await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
   } else {
     const seqRows = await tx.query<{ next_seq: number }>('UPDATE runs SET next_seq = next_seq + 1 WHERE id = ? AND session_id = ? RETURNING next_seq', [
@@ -64,15 +70,30 @@ async function beginStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, inp
       fence.sessionId,
     ]);
     if (!seqRows[0]) throw new QuarryError('RUN_NOT_FOUND', `No run "${input.runId}" in session "${fence.sessionId}".`, { details: { runId: input.runId } });
-    await tx.query(
+    [written] = (await tx.query<typeof written>(
       `INSERT INTO steps (run_id, session_id, key, seq, phase, kind, status, attempts, input, input_blob, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'running', 1, ?, ?, ${ctx.now})`,
+       VALUES (?, ?, ?, ?, ?, ?, 'running', 1, ?, ?, ${ctx.now}) RETURNING seq, attempts, started_at`,
       [input.runId, fence.sessionId, input.key, seqRows[0].next_seq, input.phase ?? null, input.kind, payload.inline, payload.blob],
-    );
+    )) as [typeof written];
     await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', known_steps = known_steps + 1');
   }
   await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
-  return (await readLiveStep(tx, input.runId, input.key))!;
+  // Built from what was written (RETURNING), not read back: one round trip fewer per step.
+  return {
+    runId: input.runId,
+    key: input.key,
+    seq: Number(written.seq),
+    phase: existing ? existing.phase : (input.phase ?? null),
+    kind: existing ? existing.kind : input.kind,
+    status: 'running',
+    attempts: Number(written.attempts),
+    input: asStored(input.input),
+    output: undefined,
+    error: null,
+    usage: null,
+    startedAt: Number(written.started_at),
+    endedAt: null,
+  };
 }
 
 async function completeStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
@@ -83,15 +104,14 @@ async function completeStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, 
   }
   const payload = await storePayload(tx, ctx.now, fence.sessionId, input.output);
   const promptBlob = input.prompt ? await putBlobInTx(tx, ctx.now, fence.sessionId, Buffer.from(encodeJson(input.prompt)!, 'utf8')) : null;
-  await tx.query(
+  const [ended] = await tx.query<{ ended_at: number }>(
     `UPDATE steps SET status = 'completed', output = ?, output_blob = ?, prompt_blob = ?, usage = ?, ended_at = ${ctx.now}
-     WHERE run_id = ? AND key = ? AND status <> 'superseded'`,
+     WHERE run_id = ? AND key = ? AND status <> 'superseded' RETURNING ended_at`,
     [payload.inline, payload.blob, promptBlob, input.usage ? encodeJson(input.usage) : null, input.runId, input.key],
   );
-  await tx.query('UPDATE sessions SET progress_phase = ? WHERE id = ? AND current_run_id = ?', [existing.phase, fence.sessionId, input.runId]);
-  await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', completed_steps = completed_steps + 1');
+  await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', completed_steps = completed_steps + 1, progress_phase = ?', [existing.phase]);
   await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
-  return (await readLiveStep(tx, input.runId, input.key))!;
+  return { ...existing, status: 'completed', output: asStored(input.output), usage: input.usage ? (asStored(input.usage) as StepRecord['usage']) : null, endedAt: Number(ended!.ended_at) };
 }
 
 export function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
