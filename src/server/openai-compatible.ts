@@ -5,7 +5,7 @@ import { streamSSE } from 'hono/streaming';
 import type { Outline } from '../research/research-types.ts';
 import { followEvents } from '../service/follow-events.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
-import { isQuarryError, invalidInput } from '../store/errors.ts';
+import { QuarryError, isQuarryError, invalidInput } from '../store/errors.ts';
 import type { Session, StoredEvent } from '../store/store.ts';
 import { chatCompletionBody } from './schemas.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
@@ -93,7 +93,12 @@ export function openAiRoutes(dependencies: ServerDependencies): Hono<AppEnv> {
       after = session.lastEventOffset;
       const asked = (await context.store.listMessages(session.id, { ownerId: context.ownerId })).filter((message) => message.role === 'user').length;
       const idle = !['running', 'queued'].includes(session.status);
-      if (userTurns.length > asked && idle) await askSession(context, { sessionId: session.id, text: userTurns.at(-1)! });
+      if (userTurns.length > asked && !idle) {
+        throw new QuarryError('SESSION_ALREADY_RUNNING', 'Quarry is still working on the previous message of this conversation; send the new one when it has answered.', {
+          details: { sessionId: session.id },
+        });
+      }
+      if (userTurns.length > asked) await askSession(context, { sessionId: session.id, text: userTurns.at(-1)! });
       else if (idle) {
         // The same conversation again, nothing new: answer with what the session already said.
         after = -1;

@@ -261,6 +261,10 @@ describe('HTTP API', () => {
     expect(reasoning).toContain('[analyze]');
     const sessions = (await api('/api/sessions')).body.sessions;
     expect(sessions).toHaveLength(1);
+    // A new turn while the session is busy elsewhere is refused, not silently dropped.
+    await database.store.claimSession({ sessionId: sessions[0].id, workerId: 'elsewhere', ttlMs: 60_000, fromStatuses: ['completed'] });
+    const busy = await api('/v1/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'quarry', messages: [{ role: 'user', content: QUESTION }, { role: 'assistant', content: report }, { role: 'user', content: 'When did La Rance open?' }, { role: 'assistant', content: content }, { role: 'user', content: 'And Sihwa?' }] }) });
+    expect(busy).toMatchObject({ status: 409, body: { error: { code: 'SESSION_ALREADY_RUNNING' } } });
     expect((await api(`/api/sessions/${sessions[0].id}/messages`)).body.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
