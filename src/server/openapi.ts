@@ -39,6 +39,7 @@ export function openApiDocument() {
         post: { summary: 'A follow-up question, or the answer to a waiting outline review', requestBody: json(messageBody), responses: { 202: ok('Accepted'), 200: ok('A duplicate answer, not applied'), 404: error, 409: error } },
       },
       '/api/sessions/{id}/steps': { ...session, get: { summary: 'The journal; include=prompts adds each LLM step\'s prompts and output', parameters: [query('phase', 'only this phase'), query('include', 'prompts')], responses: { 200: ok('Steps'), 404: error } } },
+      '/api/sessions/{id}/steps/{runId}/{key}': { parameters: [idParameter, { name: 'runId', in: 'path', required: true, schema: { type: 'string' } }, { name: 'key', in: 'path', required: true, schema: { type: 'string' }, description: 'URL-encoded step key' }], get: { summary: 'One step with its prompt and output', responses: { 200: ok('The step'), 404: error } } },
       '/api/sessions/{id}/sources': { ...session, get: { summary: 'Sources with citation numbers', responses: { 200: ok('Sources'), 404: error } } },
       '/api/sessions/{id}/export': { ...session, get: { summary: 'Export as md, html, json or legacy-json', parameters: [query('format', 'md | html | json | legacy-json')], responses: { 200: ok('The file'), 404: error } } },
       '/api/sessions/{id}/events': { ...session, get: { summary: 'Server-Sent Events; id is the event offset; Last-Event-ID or ?after= replays what was missed', parameters: [query('after', 'offset to start after')], responses: { 200: { description: 'text/event-stream' }, 404: error } } },

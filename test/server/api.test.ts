@@ -112,6 +112,9 @@ describe('HTTP API', () => {
     expect(steps.body.steps.every((step: { phase: string }) => step.phase === 'search')).toBe(true);
     expect(steps.body.steps[0]).toMatchObject({ status: 'completed', attempts: 1, durationMs: expect.any(Number) });
     expect((await api(`/api/sessions/${id}/messages?phase=verify`)).body.messages).toHaveLength(1);
+    const one = await api(`/api/sessions/${id}/steps/${steps.body.steps[0].runId}/${encodeURIComponent(steps.body.steps[0].key)}`);
+    expect(one.body).toMatchObject({ key: steps.body.steps[0].key, status: 'completed', output: { results: expect.any(Array) } });
+    expect((await api(`/api/sessions/${id}/steps/${steps.body.steps[0].runId}/no-such-step`)).body.error.code).toBe('STEP_NOT_FOUND');
     expect((await api(`/api/sessions/${id}/sources`)).body.sources.length).toBeGreaterThan(0);
     expect((await api(`/api/sessions/${id}`, { method: 'PATCH', body: JSON.stringify({ title: 'Tides' }) })).body.title).toBe('Tides');
     expect((await api(`/api/sessions/${id}`, { method: 'PUT', body: JSON.stringify({ title: 'Tides again' }) })).body.title).toBe('Tides again');

@@ -113,6 +113,17 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<AppEnv> {
     });
   });
 
+  // One step with its prompt and output, for clients that load prompts only when asked (keys may contain "/").
+  app.get('/:id/steps/:runId/:key{.+}', async (c) => {
+    const context = c.get('context');
+    const session = await context.store.getSession(id(c.req.param('id')), { ownerId: context.ownerId });
+    const runId = parseParam(c.req.param('runId'), sessionId, 'runId');
+    const run = await context.store.getRun(runId);
+    if (run.sessionId !== session.id) throw new QuarryError('RUN_NOT_FOUND', `Session ${session.id} has no run "${runId}".`, { details: { runId } });
+    const step = await context.store.getStep(runId, decodeURIComponent(c.req.param('key')));
+    return c.json({ ...step, startedAt: new Date(step.startedAt).toISOString(), endedAt: step.endedAt === null ? null : new Date(step.endedAt).toISOString() });
+  });
+
   app.get('/:id/sources', async (c) => {
     const context = c.get('context');
     const sources = await context.store.listSources(id(c.req.param('id')), { ownerId: context.ownerId });
