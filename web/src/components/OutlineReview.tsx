@@ -1,0 +1,44 @@
+import { useState } from 'react';
+import { api, type SessionDetail } from '../api-client.ts';
+
+/** Shown while the session waits for the outline to be reviewed. */
+export function OutlineReview({ sessionId, pending, onAnswered }: { sessionId: string; pending: NonNullable<SessionDetail['pendingInput']>; onAnswered: () => void }) {
+  const [feedback, setFeedback] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const outline = pending.payload.outline;
+  async function answer(text: string) {
+    setError(null);
+    try {
+      await api.send(sessionId, text);
+      setFeedback('');
+      onAnswered();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }
+  return (
+    <section className="banner" role="region" aria-label="Outline review">
+      <h2>Review the outline</h2>
+      {outline && (
+        <ol>
+          {outline.sections.map((section, index) => (
+            <li key={index}>
+              <strong>{section.title}</strong> <span className="muted">{section.focus}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+      <button className="primary" onClick={() => void answer('approve')}>
+        Approve
+      </button>
+      <label>
+        Or say what to change
+        <textarea rows={2} value={feedback} onChange={(event) => setFeedback(event.target.value)} />
+      </label>
+      <button disabled={!feedback.trim()} onClick={() => void answer(feedback)}>
+        Send feedback
+      </button>
+      {error && <p className="error" role="alert">{error}</p>}
+    </section>
+  );
+}
