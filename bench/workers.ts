@@ -10,23 +10,14 @@ import { indexFolders } from '../src/providers/search/local-corpus/index-folders
 import { startResearch } from '../src/service/start-research.ts';
 import { openDriver, openStore } from '../src/store/open-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { FakeOpenAiServer, lastUserOf, systemOf, type ChatRequest } from '../test/support/fake-openai-server.ts';
+import { FakeOpenAiServer } from '../test/support/fake-openai-server.ts';
+import { fakeResearchModel } from '../test/support/fake-research-model.ts';
 import { pgBenchUrl, printTable } from './bench-lib.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const docs = join(root, 'test', 'fixtures', 'corpus');
 const LATENCY_MS = 200;
 const SESSIONS = 24;
-
-function respond(request: ChatRequest): string {
-  const system = systemOf(request);
-  if (system.includes('You name')) return 'Tides';
-  if (system.includes('You plan')) return JSON.stringify({ queries: ['tidal barrage', 'La Rance'] });
-  if (system.includes('You extract')) return JSON.stringify({ notes: /La Rance/.test(lastUserOf(request)) ? [{ quote: 'La Rance', note: 'La Rance opened in 1966.' }] : [] });
-  if (system.includes('You judge')) return JSON.stringify({ done: true, reason: 'covered', nextQueries: [] });
-  if (system.includes('You structure')) return JSON.stringify({ title: 'Tides', sections: [{ title: 'History', focus: 'x', noteIds: [] }] });
-  return 'La Rance opened in 1966 [1].';
-}
 
 function worker(name: string, env: NodeJS.ProcessEnv, leaseTtl: number): ChildProcess {
   return spawn(process.execPath, [join(root, 'bin/quarry.mjs'), 'worker', '--id', name, '--concurrency', '4', '--lease-ttl', String(leaseTtl)], { env, stdio: 'ignore' });
@@ -59,7 +50,7 @@ async function createSessions(store: Store, env: NodeJS.ProcessEnv, count: numbe
 }
 
 export async function run(): Promise<void> {
-  const fake = await new FakeOpenAiServer(respond, { delayMs: LATENCY_MS }).start();
+  const fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: LATENCY_MS }).start();
   const env = { ...process.env, QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' };
   const rows: string[][] = [];
   try {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeOpenAiServer, lastUserOf, systemOf, type ChatRequest } from '../../test/support/fake-openai-server.ts';
+import { FakeOpenAiServer, lastUserOf, systemOf } from '../../test/support/fake-openai-server.ts';
+import { fakeResearchModel } from '../../test/support/fake-research-model.ts';
 import { minimalPdf } from '../../test/support/minimal-pdf.ts';
 import { Runner } from '../engine/runner.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
@@ -153,36 +154,6 @@ describe('research workflow', () => {
   });
 });
 
-/** Replies for each reasoning call, recognized by its system prompt. */
-function llmResponder(options: { malformedPlanFirst?: boolean; keepGoing?: boolean } = {}) {
-  let planCalls = 0;
-  let analyses = 0;
-  return (request: ChatRequest): string => {
-    const system = systemOf(request);
-    const user = lastUserOf(request);
-    if (system.includes('You name research sessions')) return 'Tidal Power Explained';
-    if (system.includes('You plan searches')) {
-      planCalls += 1;
-      if (options.malformedPlanFirst && planCalls === 1) return 'Sure! Here are some ideas: tides, barrages.';
-      return JSON.stringify({ queries: ['tidal barrage electricity', 'La Rance tidal station'] });
-    }
-    if (system.includes('You extract facts')) {
-      const quote = /La Rance station in France, opened in 1966, was the first large tidal barrage\./.exec(user)?.[0];
-      return JSON.stringify({ notes: quote ? [{ quote, note: 'La Rance in France (1966) was the first large tidal barrage.' }] : [] });
-    }
-    if (system.includes('You judge coverage')) {
-      analyses += 1;
-      return JSON.stringify(options.keepGoing ? { done: false, reason: 'gaps remain', nextQueries: [`tidal stream turbines ${analyses}`] } : { done: true, reason: 'covered', nextQueries: [] });
-    }
-    if (system.includes('You structure reports')) {
-      const id = /\[(r1\/iteration-1-\d+-0)\]/.exec(user)?.[1] ?? 'none';
-      return JSON.stringify({ title: 'Tidal power', sections: [{ title: 'Barrages', focus: 'How barrages work', noteIds: [id] }] });
-    }
-    if (system.includes('You write one section')) return 'The La Rance station in France opened in 1966 as the first large tidal barrage [1].';
-    throw new Error(`unplanned request: ${system.slice(0, 80)}`);
-  };
-}
-
 describe('research workflow with the LLM analyst (fake OpenAI-compatible server)', () => {
   let database: TestDatabase;
   let folder: string;
@@ -204,7 +175,7 @@ describe('research workflow with the LLM analyst (fake OpenAI-compatible server)
   }
 
   it('sends its prompts to the model, retries a malformed reply, records usage, and streams sections', async () => {
-    server = await new FakeOpenAiServer(llmResponder({ malformedPlanFirst: true })).start();
+    server = await new FakeOpenAiServer(fakeResearchModel({ malformedPlanFirst: true })).start();
     const env = llmEnv();
     const context = { store: database.store, ownerId: 'local', env };
     const { session } = await startResearch(context, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2, systemInstruction: 'Write for engineers.' } });
@@ -233,7 +204,7 @@ describe('research workflow with the LLM analyst (fake OpenAI-compatible server)
   });
 
   it('stops researching when the token budget is spent and writes the best report it can', async () => {
-    server = await new FakeOpenAiServer(llmResponder({ keepGoing: true })).start();
+    server = await new FakeOpenAiServer(fakeResearchModel({ keepGoing: true })).start();
     const env = llmEnv();
     const run = async (settings: Record<string, unknown>) => {
       const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 3, queriesPerIteration: 1, ...settings } });
@@ -261,7 +232,7 @@ describe('research workflow with the LLM analyst (fake OpenAI-compatible server)
   });
 
   it('never repeats a completed model call after SIGKILL of the worker and a resume', async () => {
-    server = await new FakeOpenAiServer(llmResponder(), { delayMs: 150 }).start();
+    server = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 150 }).start();
     const env = llmEnv();
     const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2 } });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/research/testing/research-child.ts'], {

@@ -16,7 +16,8 @@ function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
-import { FakeOpenAiServer, lastUserOf, systemOf, type ChatRequest } from '../support/fake-openai-server.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { fakeResearchModel } from '../support/fake-research-model.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'quarry.mjs');
@@ -200,24 +201,8 @@ describe('quarry run interrupted with Ctrl-C', () => {
   let home: string;
   let docs: string;
 
-  function respond(request: ChatRequest): string {
-    const system = systemOf(request);
-    if (system.includes('You name research sessions')) return 'Tidal power';
-    if (system.includes('You plan searches')) return JSON.stringify({ queries: ['tidal barrage', 'La Rance'] });
-    if (system.includes('You extract facts')) {
-      const quote = /La Rance station in France, opened in 1966, was the first large tidal barrage\./.exec(lastUserOf(request))?.[0];
-      return JSON.stringify({ notes: quote ? [{ quote, note: 'La Rance (1966) was the first large tidal barrage.' }] : [] });
-    }
-    if (system.includes('You judge coverage')) return JSON.stringify({ done: true, reason: 'covered', nextQueries: [] });
-    if (system.includes('You structure reports')) {
-      const id = /\[(r1\/iteration-1-\d+-0)\]/.exec(lastUserOf(request))?.[1] ?? 'none';
-      return JSON.stringify({ title: 'Tidal power', sections: [{ title: 'Barrages', focus: 'How barrages work', noteIds: [id] }] });
-    }
-    return 'La Rance opened in 1966 as the first large tidal barrage [1].';
-  }
-
   beforeEach(async () => {
-    server = await new FakeOpenAiServer(respond, { delayMs: 300 }).start();
+    server = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 300 }).start();
     home = mkdtempSync(join(tmpdir(), 'quarry-cli-int-'));
     docs = join(home, 'docs');
     cpSync(fixtures, docs, { recursive: true });

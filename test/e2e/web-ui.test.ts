@@ -9,25 +9,13 @@ import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { browserSkipReason, launchBrowser } from '../support/browser.ts';
-import { FakeOpenAiServer, lastUserOf, systemOf, type ChatRequest } from '../support/fake-openai-server.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { fakeResearchModel } from '../support/fake-research-model.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const webRoot = join(root, 'web', 'dist');
 const artifacts = join(root, 'test-artifacts');
 const skip = browserSkipReason() ?? (existsSync(join(webRoot, 'index.html')) ? null : 'web/dist is not built (npm run build:web)');
-
-function respond(request: ChatRequest): string {
-  const system = systemOf(request);
-  if (system.includes('You name')) return 'Tidal power, slowly';
-  if (system.includes('You plan')) return JSON.stringify({ queries: ['tidal barrage', 'La Rance'] });
-  if (system.includes('You extract')) return JSON.stringify({ notes: /La Rance/.test(lastUserOf(request)) ? [{ quote: 'La Rance', note: 'La Rance opened in 1966.' }] : [] });
-  if (system.includes('You judge')) return JSON.stringify({ done: true, reason: 'covered', nextQueries: [] });
-  if (system.includes('You structure')) {
-    const ids = [...lastUserOf(request).matchAll(/\[(r1\/iteration-\d+-\d+-\d+)\]/g)].map((match) => match[1]);
-    return JSON.stringify({ title: 'Tides', sections: [{ title: 'History', focus: 'When tidal power began', noteIds: ids }] });
-  }
-  return 'La Rance opened in 1966 [1].';
-}
 
 describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let database: TestDatabase;
@@ -48,7 +36,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     database = await sqliteHarness.create();
-    fake = await new FakeOpenAiServer(respond, { delayMs: 400 }).start();
+    fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 400 }).start();
     docs = mkdtempSync(join(tmpdir(), 'quarry-ui-'));
     cpSync(join(root, 'test', 'fixtures', 'corpus'), docs, { recursive: true });
     writeFileSync(

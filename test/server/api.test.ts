@@ -11,7 +11,8 @@ import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import type { Store } from '../../src/store/store.ts';
-import { FakeOpenAiServer, lastUserOf, systemOf } from '../support/fake-openai-server.ts';
+import { FakeOpenAiServer, systemOf } from '../support/fake-openai-server.ts';
+import { fakeResearchModel } from '../support/fake-research-model.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const QUESTION = 'How does tidal power generate electricity?';
@@ -272,15 +273,7 @@ describe('HTTP API', () => {
   });
 
   it('continues a run and its event stream across a server restart', async () => {
-    const fake = await new FakeOpenAiServer((request) => {
-      const system = systemOf(request);
-      if (system.includes('You name')) return 'Tides';
-      if (system.includes('You plan')) return JSON.stringify({ queries: ['tidal barrage', 'La Rance'] });
-      if (system.includes('You extract')) return JSON.stringify({ notes: /La Rance/.test(lastUserOf(request)) ? [{ quote: 'La Rance', note: 'La Rance opened in 1966.' }] : [] });
-      if (system.includes('You judge')) return JSON.stringify({ done: true, reason: 'ok', nextQueries: [] });
-      if (system.includes('You structure')) return JSON.stringify({ title: 'Tides', sections: [{ title: 'History', focus: 'x', noteIds: [] }] });
-      return 'La Rance opened in 1966 [1].';
-    }, { delayMs: 250 }).start();
+    const fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 250 }).start();
     try {
       const env = { QUARRY_MODEL: 'openai-compatible:fake', QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' };
       server = await start(database.store, env);

@@ -7,21 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startResearch } from '../../src/service/start-research.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
-import { FakeOpenAiServer, lastUserOf, systemOf, type ChatRequest } from '../support/fake-openai-server.ts';
+import { FakeOpenAiServer, lastUserOf, systemOf } from '../support/fake-openai-server.ts';
+import { fakeResearchModel } from '../support/fake-research-model.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = join(root, 'test', 'fixtures', 'corpus');
-
-function respond(request: ChatRequest): string {
-  const system = systemOf(request);
-  const user = lastUserOf(request);
-  if (system.includes('You name')) return 'Tides';
-  if (system.includes('You plan')) return JSON.stringify({ queries: ['tidal barrage', 'La Rance'] });
-  if (system.includes('You extract')) return JSON.stringify({ notes: /La Rance/.test(user) ? [{ quote: 'La Rance', note: 'La Rance opened in 1966.' }] : [] });
-  if (system.includes('You judge')) return JSON.stringify({ done: true, reason: 'covered', nextQueries: [] });
-  if (system.includes('You structure')) return JSON.stringify({ title: 'Tides', sections: [{ title: 'History', focus: 'x', noteIds: [] }] });
-  return 'La Rance opened in 1966 [1].';
-}
 
 const skip = postgresSkipReason();
 
@@ -62,7 +52,7 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
 
   beforeEach(async () => {
     database = await postgresHarness.create();
-    fake = await new FakeOpenAiServer(respond, { delayMs: 120 }).start();
+    fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 120 }).start();
     docs = mkdtempSync(join(tmpdir(), 'quarry-workers-'));
     cpSync(fixtures, docs, { recursive: true });
   });
