@@ -1,3 +1,4 @@
+import { followEvents } from '../service/follow-events.ts';
 import type { StoredEvent, Store } from '../store/store.ts';
 
 export type ProgressMode = 'tty' | 'plain' | 'json';
@@ -58,10 +59,10 @@ export class Progress {
   private offset: number;
   private readonly startedAt = Date.now();
   private readonly tally: Tally = { phase: 'start', steps: 0, sources: 0, tokens: 0, current: '' };
-  private unsubscribe: (() => void) | null = null;
+  private readonly controller = new AbortController();
+  private following: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private frame = 0;
-  private reading: Promise<void> = Promise.resolve();
   private statusShown = false;
 
   constructor(
@@ -75,31 +76,23 @@ export class Progress {
   }
 
   start(): void {
-    this.unsubscribe = this.store.subscribe(this.sessionId, () => this.pull());
     if (this.mode === 'tty') {
       this.timer = setInterval(() => this.drawStatus(), 120);
       this.timer.unref();
     }
-    this.pull();
+    this.following = (async () => {
+      for await (const event of followEvents(this.store, this.sessionId, { after: this.offset, signal: this.controller.signal, pollMs: 500 })) this.show(event);
+    })().catch(() => undefined);
   }
 
-  /** Reads and shows every event not shown yet, then stops listening. */
+  /** Shows every event committed so far, then stops following. */
   async stop(): Promise<void> {
-    this.unsubscribe?.();
+    const { lastEventOffset } = await this.store.getSession(this.sessionId).catch(() => ({ lastEventOffset: 0 }));
+    for (let wait = 0; this.offset < lastEventOffset && wait < 100; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    this.controller.abort();
+    await this.following;
     if (this.timer) clearInterval(this.timer);
-    this.pull();
-    await this.reading;
     this.clearStatus();
-  }
-
-  private pull(): void {
-    this.reading = this.reading.then(async () => {
-      for (;;) {
-        const events = await this.store.readEvents(this.sessionId, { after: this.offset, limit: 500 });
-        for (const event of events) this.show(event);
-        if (events.length < 500) return;
-      }
-    }).catch(() => undefined);
   }
 
   private show(event: StoredEvent): void {

@@ -181,6 +181,25 @@ describe('quarry command line', () => {
     expect(exported.final_report).toContain('## Sources');
   });
 
+  it('refuses a malformed config file and bad serve, worker and migrate-store flags, naming what is wrong', () => {
+    writeFileSync(join(home, 'config.json'), '{"docs": ');
+    const broken = quarry(['ls']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(join(home, 'config.json'));
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ docs: 'not-a-list' }));
+    expect(quarry(['ls']).stderr).toContain('docs');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ docs: [docs] }));
+    expect(quarry(['run', QUESTION]).code, 'config docs are the default').toBe(0);
+    expect(quarry(['worker', '--concurrency', '0']).stderr).toContain('--concurrency');
+    expect(quarry(['worker', '--lease-ttl', 'soon']).code).toBe(2);
+    expect(quarry(['serve', '--port', 'http']).stderr).toContain('--port');
+    expect(quarry(['serve', '--host', '0.0.0.0', '--port', '0']).stderr).toContain('quarry users add');
+    const migrate = quarry(['migrate-store', '--to', join(home, 'config.json', 'x.db')]);
+    expect(migrate.code).toBe(1);
+    expect(migrate.stderr).toContain('Cannot open the SQLite database');
+    expect(quarry(['--json', 'ls']).stdout.trim().split('\n')).toHaveLength(1);
+  });
+
   it('ambiguous prefixes list their candidates', () => {
     const file = (sessionId: string) => {
       const path = join(home, `${sessionId}.json`);
