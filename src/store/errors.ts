@@ -1,37 +1,68 @@
 /**
- * Typed errors with stable machine codes. Every layer throws these; `server/` maps codes to HTTP
- * statuses and `cli/` maps them to exit codes, each in one place.
+ * Typed errors with stable machine codes: one closed list. Every layer throws these; `server/`
+ * maps codes to HTTP statuses and `cli/` to exit codes, each with an exhaustive map, so a new code
+ * does not compile until both say what it means. `ErrorInfo` records in journals and events use the
+ * same codes.
  */
 export const errorCodes = [
+  // The request or its input
   'INVALID_INPUT',
   'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'RATE_LIMITED',
+  'MODEL_NOT_CONFIGURED',
+  // Things that do not exist (or belong to another user)
   'SESSION_NOT_FOUND',
   'STEP_NOT_FOUND',
   'RUN_NOT_FOUND',
   'USER_NOT_FOUND',
+  'TOKEN_NOT_FOUND',
+  'WORKFLOW_NOT_FOUND',
+  // The session is not in a state that allows it
   'SESSION_ALREADY_RUNNING',
   'SESSION_COMPLETED',
   'SESSION_NOT_WAITING',
   'SESSION_WAITING',
   'WORKFLOW_VERSION_MISMATCH',
-  'WORKFLOW_NOT_FOUND',
+  'CONFLICT',
+  // How runs and steps end
   'DUPLICATE_STEP_KEY',
   'STEP_ATTEMPTS_EXCEEDED',
   'STEP_FAILED',
+  'INTERRUPTED',
+  'CLAIM_LIMIT',
   'LEASE_LOST',
-  'CONFLICT',
+  // The store
   'STORE_BUSY',
   'STORE_UNAVAILABLE',
+  'STORE_CORRUPT',
   'SCHEMA_TOO_NEW',
+  // Anything not foreseen: a bug, logged in full
+  'INTERNAL',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (errorCodes as readonly string[]).includes(value);
+}
+
+/** An error as journals, events and API bodies carry it. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+}
 
 export interface QuarryErrorOptions {
   /** Structured fields that explain the error (`field`, `sessionId`, `path`, ...). */
   details?: Record<string, unknown>;
   /** True when the same call may succeed if tried again (a busy database, a lost connection). */
   isRetryable?: boolean;
+  /** With `isRetryable`: how long to wait before trying again, when the other side said so. */
+  retryAfterMs?: number | null;
   cause?: unknown;
 }
 
@@ -39,6 +70,7 @@ export class QuarryError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
   readonly isRetryable: boolean;
+  readonly retryAfterMs: number | null;
 
   constructor(code: ErrorCode, message: string, options: QuarryErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -46,11 +78,23 @@ export class QuarryError extends Error {
     this.code = code;
     this.details = options.details ?? {};
     this.isRetryable = options.isRetryable ?? false;
+    this.retryAfterMs = options.retryAfterMs ?? null;
   }
 }
 
 export function isQuarryError(error: unknown, code?: ErrorCode): error is QuarryError {
   return error instanceof QuarryError && (code === undefined || error.code === code);
+}
+
+/** True for errors that say a second try may succeed (the one retry policy reads only this). */
+export function isRetryable(error: unknown): boolean {
+  return isQuarryError(error) && error.isRetryable;
+}
+
+/** The `ErrorInfo` of anything thrown: its code when it is a `QuarryError`, else `INTERNAL`. */
+export function toErrorInfo(error: unknown): ErrorInfo {
+  if (isQuarryError(error)) return { code: error.code, message: error.message };
+  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
 }
 
 export function sessionNotFound(sessionId: string): QuarryError {

@@ -1,0 +1,244 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { invalidInput } from '../store/errors.ts';
+
+/**
+ * Everything Quarry can be told, resolved once — flags > environment > `$QUARRY_HOME/config.json` >
+ * defaults — into one typed object that every entry point (run, serve, worker, the API's defaults,
+ * capabilities) receives. Nothing reads `process.env` past `resolveConfig`.
+ */
+export interface QuarryConfig {
+  /** Quarry's data folder. */
+  home: string;
+  /** The store: an absolute SQLite path or a `postgres://` URL. */
+  db: string;
+  /**
+   * Document folders (absolute). For the CLI, the default folders of a new research; for
+   * `quarry serve`, the only folders the server reads (requests choose among them).
+   */
+  docs: string[];
+  /** Default web search providers. */
+  search: string[];
+  /** `provider:model`, or null for the extractive analyst. */
+  model: string | null;
+  /** A faster model for light steps (titles, notes, follow-up triage); null: the main model. */
+  fastModel: string | null;
+  /** Private hosts or CIDRs that fetches may reach. */
+  fetchAllow: string[];
+  /** Dollars per million tokens, for the cost ledger; null: no cost. */
+  price: { inputPerMillion: number; outputPerMillion: number } | null;
+  providers: ProviderSettings;
+  server: ServerSettings;
+}
+
+/** Keys and addresses of model and search providers (never written into sessions or exports). */
+export interface ProviderSettings {
+  openai: { apiKey?: string; baseUrl?: string };
+  anthropic: { apiKey?: string; baseUrl?: string };
+  ollama: { baseUrl: string };
+  openaiCompatible: { baseUrl?: string; apiKey?: string; structuredOutputs: boolean };
+  searxng: { url?: string };
+  tavily: { apiKey?: string; baseUrl?: string };
+  brave: { apiKey?: string; baseUrl?: string };
+  exa: { apiKey?: string; baseUrl?: string };
+  jina: { apiKey?: string; baseUrl?: string };
+}
+
+export interface ServerSettings {
+  host: string;
+  port: number;
+  /** Host names the server answers to besides the address it binds (a reverse proxy's name). */
+  publicNames: string[];
+  limits: UserLimits;
+}
+
+/** What one API user may ask of a server. */
+export interface UserLimits {
+  /** Characters in a question or message. */
+  questionChars: number;
+  /** Sessions queued or running at once. */
+  activeRuns: number;
+  /** Sessions kept in all. */
+  sessions: number;
+}
+
+/** Values given on the command line; each wins over every other source. */
+export interface ConfigFlags {
+  db?: string;
+  docs?: string[];
+  search?: string[];
+  model?: string;
+  fastModel?: string;
+  host?: string;
+  port?: number;
+}
+
+const keyed = z.object({ apiKey: z.string().optional(), baseUrl: z.string().url().optional() }).strict();
+
+/** `$QUARRY_HOME/config.json`: every field optional. */
+const fileSchema = z
+  .object({
+    db: z.string().min(1).optional(),
+    docs: z.array(z.string().min(1)).optional(),
+    search: z.array(z.string().min(1)).optional(),
+    model: z.string().min(1).optional(),
+    fastModel: z.string().min(1).optional(),
+    fetchAllow: z.array(z.string().min(1)).optional(),
+    pricePerMillionTokens: z
+      .object({ input: z.number().min(0), output: z.number().min(0) })
+      .strict()
+      .optional(),
+    providers: z
+      .object({
+        openai: keyed.optional(),
+        anthropic: keyed.optional(),
+        ollama: z.object({ baseUrl: z.string().url() }).strict().optional(),
+        openaiCompatible: keyed.extend({ structuredOutputs: z.boolean().optional() }).strict().optional(),
+        searxng: z.object({ url: z.string().url() }).strict().optional(),
+        tavily: keyed.optional(),
+        brave: keyed.optional(),
+        exa: keyed.optional(),
+        jina: keyed.optional(),
+      })
+      .strict()
+      .optional(),
+    server: z
+      .object({
+        host: z.string().min(1).optional(),
+        port: z.number().int().min(0).max(65535).optional(),
+        publicNames: z.array(z.string().min(1)).optional(),
+        limits: z
+          .object({
+            questionChars: z.number().int().min(100).optional(),
+            activeRuns: z.number().int().min(1).optional(),
+            sessions: z.number().int().min(1).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof fileSchema>;
+
+export const defaultLimits: UserLimits = { questionChars: 20_000, activeRuns: 4, sessions: 10_000 };
+
+export function quarryHome(env: NodeJS.ProcessEnv): string {
+  return resolve(env.QUARRY_HOME || join(homedir(), '.quarry'));
+}
+
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+function list(value: string | undefined, separator: string | RegExp): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return value
+    .split(separator)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function readConfigFile(path: string): ConfigFile {
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw invalidInput('config', `${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = fileSchema.safeParse(parsed);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw invalidInput('config', `${path}: ${issue.path.join('.') || 'the file'} ${issue.message}`);
+}
+
+function parsePrice(text: string | undefined, file: ConfigFile['pricePerMillionTokens']): QuarryConfig['price'] {
+  if (text) {
+    const [input, output] = text.split(',').map(Number);
+    if (!Number.isFinite(input) || !Number.isFinite(output) || input! < 0 || output! < 0) {
+      throw invalidInput('QUARRY_PRICE_PER_MTOK', `"${text}" is not "input,output" dollars per million tokens`);
+    }
+    return { inputPerMillion: input!, outputPerMillion: output! };
+  }
+  return file ? { inputPerMillion: file.input, outputPerMillion: file.output } : null;
+}
+
+function parsePort(text: string | undefined): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw invalidInput('QUARRY_PORT', `"${text}" is not a port`);
+  return port;
+}
+
+function absolute(location: string): string {
+  return isPostgresUrl(location) ? location : resolve(location);
+}
+
+/**
+ * The configuration from flags, an environment (`process.env` at the entry point, a plain object
+ * in tests) and the config file in `$QUARRY_HOME`. A malformed file or value is `INVALID_INPUT`
+ * naming it.
+ */
+export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigFlags }): QuarryConfig {
+  const { env } = options;
+  const flags = options.flags ?? {};
+  const home = quarryHome(env);
+  const file = readConfigFile(join(home, 'config.json'));
+  const providers = file.providers ?? {};
+  const server = file.server ?? {};
+  return {
+    home,
+    db: absolute(flags.db ?? (env.QUARRY_DB || undefined) ?? file.db ?? join(home, 'quarry.db')),
+    // Folders are separated like PATH (":" here); providers by commas.
+    docs: (flags.docs ?? list(env.QUARRY_DOCS, delimiter) ?? file.docs ?? []).map((folder) => resolve(folder)),
+    search: flags.search ?? list(env.QUARRY_SEARCH, ',') ?? file.search ?? [],
+    model: flags.model ?? (env.QUARRY_MODEL || undefined) ?? file.model ?? null,
+    fastModel: flags.fastModel ?? (env.QUARRY_FAST_MODEL || undefined) ?? file.fastModel ?? null,
+    fetchAllow: list(env.QUARRY_FETCH_ALLOW, ',') ?? file.fetchAllow ?? [],
+    price: parsePrice(env.QUARRY_PRICE_PER_MTOK, file.pricePerMillionTokens),
+    providers: {
+      openai: {
+        apiKey: env.OPENAI_API_KEY ?? providers.openai?.apiKey,
+        baseUrl: env.OPENAI_BASE_URL ?? providers.openai?.baseUrl,
+      },
+      anthropic: {
+        apiKey: env.ANTHROPIC_API_KEY ?? providers.anthropic?.apiKey,
+        baseUrl: env.ANTHROPIC_BASE_URL ?? providers.anthropic?.baseUrl,
+      },
+      ollama: { baseUrl: env.OLLAMA_BASE_URL ?? providers.ollama?.baseUrl ?? 'http://127.0.0.1:11434' },
+      openaiCompatible: {
+        baseUrl: env.QUARRY_LLM_BASE_URL ?? providers.openaiCompatible?.baseUrl,
+        apiKey: env.QUARRY_LLM_API_KEY ?? providers.openaiCompatible?.apiKey,
+        structuredOutputs:
+          env.QUARRY_LLM_STRUCTURED_OUTPUTS !== undefined
+            ? env.QUARRY_LLM_STRUCTURED_OUTPUTS !== '0' && env.QUARRY_LLM_STRUCTURED_OUTPUTS !== 'false'
+            : (providers.openaiCompatible?.structuredOutputs ?? true),
+      },
+      searxng: { url: env.SEARXNG_URL ?? providers.searxng?.url },
+      tavily: {
+        apiKey: env.TAVILY_API_KEY ?? providers.tavily?.apiKey,
+        baseUrl: env.TAVILY_BASE_URL ?? providers.tavily?.baseUrl,
+      },
+      brave: {
+        apiKey: env.BRAVE_API_KEY ?? providers.brave?.apiKey,
+        baseUrl: env.BRAVE_BASE_URL ?? providers.brave?.baseUrl,
+      },
+      exa: { apiKey: env.EXA_API_KEY ?? providers.exa?.apiKey, baseUrl: env.EXA_BASE_URL ?? providers.exa?.baseUrl },
+      jina: {
+        apiKey: env.JINA_API_KEY ?? providers.jina?.apiKey,
+        baseUrl: env.JINA_BASE_URL ?? providers.jina?.baseUrl,
+      },
+    },
+    server: {
+      host: flags.host ?? (env.QUARRY_HOST || undefined) ?? server.host ?? '127.0.0.1',
+      port: flags.port ?? parsePort(env.QUARRY_PORT) ?? server.port ?? 7777,
+      publicNames: list(env.QUARRY_PUBLIC_NAMES, ',') ?? server.publicNames ?? [],
+      limits: { ...defaultLimits, ...server.limits },
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { isRetryable, type QuarryError } from '../store/errors.ts';
+import { type Clock, systemClock } from './clock.ts';
+
+export interface RetryOptions {
+  /**
+   * Tries in all, the first included; `Infinity` keeps trying until the signal aborts. Default 3. A
+   * function decides per error (a store outage may be waited out longer than a provider's 429).
+   */
+  attempts?: number | ((error: QuarryError) => number);
+  /** First back-off; each later one doubles. Default 500 ms. */
+  baseDelayMs?: number;
+  /** Longest single wait, also the cap on a `Retry-After`. Default 10 s. */
+  maxDelayMs?: number;
+  clock?: Clock;
+  signal?: AbortSignal;
+  /** Told before each wait (for a log line or a status event). */
+  onRetry?: (info: { attempt: number; delayMs: number; error: QuarryError }) => void;
+}
+
+/**
+ * The one retry policy: runs `work` again after errors that say `isRetryable` (a busy database, a
+ * lost connection, a 429 or 5xx), waiting the other side's `retryAfterMs` when it gave one, else an
+ * exponential back-off. Anything else, or the last failure, is thrown as it is.
+ */
+export async function withRetry<T>(work: (attempt: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const attempts = options.attempts ?? 3;
+  const base = options.baseDelayMs ?? 500;
+  const max = options.maxDelayMs ?? 10_000;
+  const clock = options.clock ?? systemClock;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work(attempt);
+    } catch (error) {
+      if (!isRetryable(error) || options.signal?.aborted) throw error;
+      const retryable = error as QuarryError;
+      if (attempt >= (typeof attempts === 'function' ? attempts(retryable) : attempts)) throw error;
+      const backoff = Math.min(max, base * 2 ** Math.min(attempt - 1, 20));
+      const delayMs = Math.min(max, retryable.retryAfterMs ?? backoff);
+      options.onRetry?.({ attempt, delayMs, error: retryable });
+      await clock.sleep(delayMs, options.signal);
+    }
+  }
+}
