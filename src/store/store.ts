@@ -12,6 +12,8 @@
  *   the lease epoch in the same transaction as the write and throw `LEASE_LOST` when another claim or
  *   a release happened since, without writing anything.
  */
+import type { QuarryEvent, StoredEvent } from '../shared/events.ts';
+import type { ErrorInfo } from './errors.ts';
 
 export const sessionStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'interrupted'] as const;
 export type SessionStatus = (typeof sessionStatuses)[number];
@@ -47,12 +49,12 @@ export interface LeaseInfo {
   workerId: string;
   epoch: number;
   expiresAt: number;
+  /** The machine (and process namespace) and process that hold it, when the claimer said so. */
+  host: string | null;
+  pid: number | null;
 }
 
-export interface ErrorInfo {
-  code: string;
-  message: string;
-}
+export type { ErrorInfo } from './errors.ts';
 
 export interface Session {
   id: string;
@@ -79,6 +81,10 @@ export interface Session {
   error: ErrorInfo | null;
   /** Offset of the newest event, 0 when there are none. */
   lastEventOffset: number;
+  /** The session this one was forked from. */
+  forkedFrom: string | null;
+  /** The caller's own id for it (a job id), unique per owner. */
+  externalId: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -141,6 +147,8 @@ export interface StepRecord {
 
 /** The prompt of an LLM step, stored apart from the journal and loaded only on request. */
 export interface StepPrompt {
+  /** `provider:model`. */
+  model?: string;
   system?: string;
   user: string;
 }
@@ -165,15 +173,7 @@ export interface Source {
   createdAt: number;
 }
 
-export interface StoredEvent {
-  sessionId: string;
-  /** 1, 2, 3… per session, gapless even under concurrent appends. */
-  offset: number;
-  /** `noun-verb`: `run-start`, `step-end`… */
-  type: string;
-  data: unknown;
-  createdAt: number;
-}
+export type { EventType, QuarryEvent, StoredEvent } from '../shared/events.ts';
 
 export interface Lease {
   sessionId: string;
@@ -194,6 +194,17 @@ export interface User {
   createdAt: number;
 }
 
+/** An API token as listings show it: never the token, nor its hash. */
+export interface ApiToken {
+  /** Short id for listing and revoking. */
+  id: string;
+  userId: string;
+  label: string | null;
+  createdAt: number;
+  /** Null: it never expires. */
+  expiresAt: number | null;
+}
+
 export interface CorpusDocument {
   id: number;
   /** Absolute file path. */
@@ -207,6 +218,8 @@ export interface CorpusDocument {
   contentHash: string;
   /** Characters of extracted text. */
   chars: number;
+  /** A navigation page (index, table of contents, link list): searchable, ranked last, never read. */
+  navigation: boolean;
   indexedAt: number;
 }
 
@@ -215,6 +228,10 @@ export interface PassageInput {
   start: number;
   end: number;
   text: string;
+  /** The section headings above the passage, outermost first, joined by " › " ("" at the top). */
+  headings: string;
+  /** Share of the passage's characters that are link text, 0 to 1. */
+  linkDensity: number;
 }
 
 export interface UpsertDocumentInput {
@@ -225,6 +242,7 @@ export interface UpsertDocumentInput {
   mtimeMs: number;
   contentHash: string;
   chars: number;
+  navigation: boolean;
   /** Replace the document's passages, in order. */
   passages: PassageInput[];
 }
@@ -239,7 +257,14 @@ export interface PassageHit {
   start: number;
   end: number;
   text: string;
-  /** Higher is better; comparable within one result list only. */
+  headings: string;
+  linkDensity: number;
+  /** The passage's document is a navigation page. */
+  navigation: boolean;
+  /**
+   * Higher is better; comparable within one result list only. Title and headings count more than
+   * body text (BM25F-style fields); link-heavy passages and navigation pages rank below prose.
+   */
   score: number;
 }
 
@@ -269,13 +294,22 @@ export interface SessionSnapshot {
   runs: Pick<Run, 'id' | 'number' | 'kind' | 'input' | 'status' | 'output' | 'createdAt' | 'endedAt'>[];
   /** Live steps of every run, with prompts. */
   steps: StepDetail[];
-  sources: Pick<Source, 'url' | 'title' | 'contentHash' | 'citation' | 'timesConsidered' | 'timesSelected' | 'metadata' | 'runId' | 'createdAt'>[];
+  sources: Pick<
+    Source,
+    | 'url'
+    | 'title'
+    | 'contentHash'
+    | 'citation'
+    | 'timesConsidered'
+    | 'timesSelected'
+    | 'metadata'
+    | 'runId'
+    | 'createdAt'
+  >[];
 }
 
-export interface EventInput {
-  type: string;
-  data?: unknown;
-}
+/** An event as it is written (type and its data), before the store numbers it. */
+export type EventInput = QuarryEvent;
 
 // ---------------------------------------------------------------------------------------------
 // Inputs
@@ -294,6 +328,8 @@ export interface CreateSessionInput {
   message?: { role: MessageRole; content: string };
   /** The first run, started in the same transaction (it becomes `currentRunId`). */
   run?: { kind: string; input?: unknown };
+  /** The caller's own id; a second session with the same one for the same owner is a `CONFLICT`. */
+  externalId?: string;
 }
 
 export interface ListSessionsOptions {
@@ -344,6 +380,8 @@ export interface StartRunInput {
   message?: { role: MessageRole; content: string };
   /** Only a session without a live lease gets a new run; otherwise `SESSION_ALREADY_RUNNING`. */
   ownerId?: string;
+  /** `interrupted`: the run waits for its starter to claim it (no worker takes it first); default `queued`. */
+  status?: 'queued' | 'interrupted';
 }
 
 export interface BeginStepInput {
@@ -352,6 +390,8 @@ export interface BeginStepInput {
   phase?: string | null;
   kind: StepKind;
   input?: unknown;
+  /** What a model step sends; stored as it begins (each attempt replaces it), loaded only on request. */
+  prompt?: StepPrompt;
   events?: EventInput[];
 }
 
@@ -360,7 +400,6 @@ export interface CompleteStepInput {
   key: string;
   output: unknown;
   usage?: StepUsage;
-  prompt?: StepPrompt;
   events?: EventInput[];
 }
 
@@ -375,7 +414,6 @@ export interface FailStepInput {
 export interface RecordStepInput extends BeginStepInput {
   output: unknown;
   usage?: StepUsage;
-  prompt?: StepPrompt;
 }
 
 export interface ListStepsOptions {
@@ -408,11 +446,22 @@ export interface ClaimSessionInput {
   /** Stored statuses the claim accepts; default: every status but `completed`. */
   fromStatuses?: SessionStatus[];
   ownerId?: string;
+  /** Where the claimer runs, recorded with the lease so a crash can be recognized at once. */
+  host?: string;
+  pid?: number;
+  /**
+   * Take the lease even though it has not expired, provided it still has exactly this epoch: for a
+   * claimer that has seen its holder is a dead process on its own machine. Fencing is unchanged
+   * (the epoch moves on, so the dead holder's writes could never land).
+   */
+  takeOverEpoch?: number;
 }
 
 export interface ClaimNextInput {
   workerId: string;
   ttlMs: number;
+  host?: string;
+  pid?: number;
   /**
    * A runnable session already claimed this many times without ending cleanly is parked as
    * `failed` with a `CLAIM_LIMIT` error instead of being claimed again. Default 5.
@@ -472,9 +521,18 @@ export interface ForkSessionInput {
   workflow?: WorkflowRef;
 }
 
+export const finishedStatuses = ['completed', 'failed', 'interrupted'] as const;
+export type FinishedStatus = (typeof finishedStatuses)[number];
+
 export interface DeleteFinishedOptions {
   /** Sessions whose `updatedAt` is older than now minus this. */
   olderThanMs: number;
+  /** Which finished statuses; default `completed` and `failed` (an interrupted session can still be resumed). */
+  statuses?: FinishedStatus[];
+  /** Only this owner's sessions. */
+  ownerId?: string;
+  /** Count what would be deleted, deleting nothing. */
+  dryRun?: boolean;
   /** Rows per transaction, default 100. */
   batchSize?: number;
   signal?: AbortSignal;
@@ -502,8 +560,14 @@ export interface Store {
   /** Creates a session (and, in the same transaction, its first message and run). */
   createSession(input: CreateSessionInput): Promise<Session>;
   getSession(sessionId: string, scope?: OwnerScope): Promise<Session>;
+  /** The owner's session with this external id, or null. */
+  findSessionByExternalId(externalId: string, scope: Required<OwnerScope>): Promise<Session | null>;
+  /** Sessions forked from this one (the owner's), oldest first. */
+  listForks(sessionId: string, scope?: OwnerScope): Promise<Session[]>;
   /** Reads session rows only. Newest `updatedAt` first; keyset pagination. */
   listSessions(options?: ListSessionsOptions): Promise<SessionPage>;
+  /** How many sessions there are (the owner's, when scoped): for per-user limits. */
+  countSessions(scope?: OwnerScope): Promise<number>;
   /** Ids that start with `prefix` (at most `limit`, default 10), for short ids in the CLI. */
   findSessionIds(prefix: string, options?: OwnerScope & { limit?: number }): Promise<string[]>;
   updateSession(sessionId: string, patch: UpdateSessionInput, scope?: OwnerScope): Promise<Session>;
@@ -565,7 +629,7 @@ export interface Store {
   listSources(sessionId: string, scope?: OwnerScope): Promise<Source[]>;
 
   // Events ---------------------------------------------------------------------------------
-  appendEvent(input: { sessionId: string; fence?: Fence } & EventInput): Promise<StoredEvent>;
+  appendEvent(input: { sessionId: string; fence?: Fence; event: EventInput }): Promise<StoredEvent>;
   /** Events with `offset > after` (default 0), oldest first, at most `limit` (default 1000). */
   readEvents(sessionId: string, options?: { after?: number; limit?: number } & OwnerScope): Promise<StoredEvent[]>;
   /**
@@ -609,9 +673,18 @@ export interface Store {
   listUsers(): Promise<User[]>;
   /** Removes the user and their tokens (not their sessions). */
   deleteUser(userId: string): Promise<void>;
-  /** Stores a token's hash (never the token). */
-  addApiToken(input: { userId: string; tokenHash: string; label?: string }): Promise<void>;
-  /** The user whose token has this hash, or null. */
+  /** Stores a token's hash (never the token), with an optional expiry (ms since the epoch). */
+  addApiToken(input: {
+    userId: string;
+    tokenHash: string;
+    label?: string;
+    expiresAt?: number | null;
+  }): Promise<ApiToken>;
+  /** A user's tokens (all users' when omitted), newest first. */
+  listApiTokens(userId?: string): Promise<ApiToken[]>;
+  /** Revokes one token; `TOKEN_NOT_FOUND` when there is none with that id. */
+  deleteApiToken(tokenId: string): Promise<void>;
+  /** The user whose unexpired token has this hash (database clock), or null. */
   findUserByTokenHash(tokenHash: string): Promise<User | null>;
 
   // Local corpus ---------------------------------------------------------------------------
@@ -623,8 +696,13 @@ export interface Store {
   listDocuments(options?: { pathPrefix?: string }): Promise<CorpusDocument[]>;
   /** Removes documents and their passages; returns how many documents. */
   removeDocuments(paths: string[]): Promise<number>;
-  /** Passages matching any word of the query, best first (BM25 on SQLite, ts_rank_cd on PostgreSQL). */
+  /**
+   * Passages matching any word of the query, best first: BM25 over title, headings and text on
+   * SQLite; weighted ts_rank on PostgreSQL; link-heavy passages and navigation pages last.
+   */
   searchPassages(input: SearchPassagesInput): Promise<PassageHit[]>;
+  /** Passages of one document at these positions, in position order (missing positions are skipped); score 0. */
+  readPassages(input: { documentId: number; positions: number[] }): Promise<PassageHit[]>;
 
   // Import ---------------------------------------------------------------------------------
   /**
@@ -641,8 +719,9 @@ export interface Store {
    */
   forkSession(input: ForkSessionInput): Promise<Session>;
   /**
-   * Deletes `completed`, `failed` and `interrupted` sessions not updated for `olderThanMs`, in
-   * batches; never touches queued, running or waiting sessions.
+   * Deletes finished sessions (`completed` and `failed` unless `statuses` says otherwise) not
+   * updated for `olderThanMs`, in batches; never touches queued, running or waiting sessions.
+   * `dryRun` counts them instead.
    */
   deleteFinishedSessions(options: DeleteFinishedOptions): Promise<{ deleted: number }>;
 }

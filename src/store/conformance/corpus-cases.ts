@@ -1,21 +1,26 @@
-import { expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { expect, it } from 'vitest';
 import type { TestDatabase } from './harness.ts';
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 
-function document(path: string, title: string, passages: string[]) {
+type PassageSpec = string | { text: string; headings?: string; linkDensity?: number };
+
+function document(path: string, title: string, passages: PassageSpec[], navigation = false) {
   let offset = 0;
+  const texts = passages.map((spec) => (typeof spec === 'string' ? spec : spec.text));
   return {
     path,
     title,
     kind: 'markdown',
-    size: passages.join('\n\n').length,
+    size: texts.join('\n\n').length,
     mtimeMs: 1_700_000_000_000,
-    contentHash: hash(passages.join('')),
-    chars: passages.join('\n\n').length,
-    passages: passages.map((text) => {
-      const passage = { start: offset, end: offset + text.length, text };
+    contentHash: hash(texts.join('')),
+    chars: texts.join('\n\n').length,
+    navigation,
+    passages: passages.map((spec) => {
+      const { text, headings = '', linkDensity = 0 } = typeof spec === 'string' ? { text: spec } : spec;
+      const passage = { start: offset, end: offset + text.length, text, headings, linkDensity };
       offset += text.length + 2;
       return passage;
     }),
@@ -25,12 +30,20 @@ function document(path: string, title: string, passages: string[]) {
 export function corpusCases(use: () => TestDatabase): void {
   it('indexes documents and ranks the passage that answers a question first', async () => {
     const { store } = use();
-    await store.upsertDocument(document('/docs/energy/solar.md', 'Solar power', [
-      'Photovoltaic panels convert sunlight into electricity with efficiencies around twenty percent.',
-      'Installation costs fell sharply during the last decade.',
-    ]));
-    await store.upsertDocument(document('/docs/energy/wind.md', 'Wind power', ['Wind turbines convert the kinetic energy of moving air into electricity.']));
-    await store.upsertDocument(document('/docs/food/bread.md', 'Baking bread', ['Yeast ferments sugars and the dough rises before baking.']));
+    await store.upsertDocument(
+      document('/docs/energy/solar.md', 'Solar power', [
+        'Photovoltaic panels convert sunlight into electricity with efficiencies around twenty percent.',
+        'Installation costs fell sharply during the last decade.',
+      ]),
+    );
+    await store.upsertDocument(
+      document('/docs/energy/wind.md', 'Wind power', [
+        'Wind turbines convert the kinetic energy of moving air into electricity.',
+      ]),
+    );
+    await store.upsertDocument(
+      document('/docs/food/bread.md', 'Baking bread', ['Yeast ferments sugars and the dough rises before baking.']),
+    );
     const hits = await store.searchPassages({ query: 'How efficient are photovoltaic panels?' });
     expect(hits[0]).toMatchObject({ path: '/docs/energy/solar.md', title: 'Solar power', position: 0 });
     expect(hits[0]!.text).toContain('twenty percent');
@@ -41,6 +54,35 @@ export function corpusCases(use: () => TestDatabase): void {
     expect(await store.searchPassages({ query: '" OR NEAR( * -' })).toEqual([]);
   });
 
+  it('weighs title and headings above body text, and ranks link lists and navigation pages below prose', async () => {
+    const { store } = use();
+    await store.upsertDocument(
+      document('/docs/guide.md', 'Cooking guide', [
+        { text: 'Many recipes mention sourdough in passing, among other breads.', headings: 'Overview' },
+      ]),
+    );
+    await store.upsertDocument(
+      document('/docs/sourdough.md', 'Sourdough', [
+        { text: 'A starter of flour and water ferments for days before it leavens the dough.', headings: 'Starter' },
+      ]),
+    );
+    await store.upsertDocument(
+      document(
+        '/docs/index.md',
+        'Index of breads',
+        [{ text: 'Sourdough, sourdough starter, sourdough bread, rye sourdough', linkDensity: 0.95 }],
+        true,
+      ),
+    );
+    const hits = await store.searchPassages({ query: 'sourdough' });
+    expect(hits.map((hit) => hit.path)).toEqual(['/docs/sourdough.md', '/docs/guide.md', '/docs/index.md']);
+    expect(hits[0]).toMatchObject({ headings: 'Starter', linkDensity: 0, navigation: false });
+    expect(hits[2]).toMatchObject({ navigation: true, linkDensity: 0.95 });
+    expect((await store.listDocuments({ pathPrefix: '/docs/index' }))[0]!.navigation).toBe(true);
+    const byHeading = await store.searchPassages({ query: 'overview of breads' });
+    expect(byHeading[0]!.path).toBe('/docs/guide.md');
+  });
+
   it('replaces a document on re-index, touches and removes documents', async () => {
     const { store } = use();
     await store.upsertDocument(document('/docs/a.md', 'A', ['The old wording mentions turbines.']));
@@ -48,7 +90,10 @@ export function corpusCases(use: () => TestDatabase): void {
     expect(await store.searchPassages({ query: 'turbines' })).toEqual([]);
     expect((await store.searchPassages({ query: 'batteries' })).map((hit) => hit.path)).toEqual(['/docs/a.md']);
     await store.touchDocument({ path: '/docs/a.md', mtimeMs: 1_800_000_000_000, size: 99 });
-    expect((await store.listDocuments({ pathPrefix: '/docs/' }))[0]).toMatchObject({ mtimeMs: 1_800_000_000_000, size: 99 });
+    expect((await store.listDocuments({ pathPrefix: '/docs/' }))[0]).toMatchObject({
+      mtimeMs: 1_800_000_000_000,
+      size: 99,
+    });
     expect(await store.removeDocuments(['/docs/a.md', '/docs/missing.md'])).toBe(1);
     expect(await store.searchPassages({ query: 'batteries' })).toEqual([]);
     expect(await store.listDocuments()).toEqual([]);

@@ -29,7 +29,10 @@ export function uniqueName(prefix: string): string {
 }
 
 /** A session with a first run, ready to be claimed. */
-export async function createTestSession(store: Store, overrides: { ownerId?: string; title?: string; question?: string } = {}) {
+export async function createTestSession(
+  store: Store,
+  overrides: { ownerId?: string; title?: string; question?: string } = {},
+) {
   return store.createSession({
     ownerId: overrides.ownerId ?? 'local',
     title: overrides.title ?? 'A test session',

@@ -17,7 +17,13 @@ export function journalCases(use: () => TestDatabase): void {
     await store.beginStep(lease, { runId, key: 'search-1', phase: 'search', kind: 'task' });
     await store.completeStep(lease, { runId, key: 'search-1', output: ['result'] });
     // The worker died during "plan"; the next attempt begins it again.
-    const retried = await store.beginStep(lease, { runId, key: 'plan', phase: 'plan', kind: 'task', input: { question: 'q' } });
+    const retried = await store.beginStep(lease, {
+      runId,
+      key: 'plan',
+      phase: 'plan',
+      kind: 'task',
+      input: { question: 'q' },
+    });
     expect(retried).toMatchObject({ seq: 1, attempts: 2, status: 'running' });
     await store.completeStep(lease, { runId, key: 'plan', output: { queries: ['a', 'b'] } });
     const journal = await store.loadJournal(runId);
@@ -45,7 +51,12 @@ export function journalCases(use: () => TestDatabase): void {
     const { lease, runId } = await claimedSession(database);
     await store.recordStep(lease, { runId, key: 'undefined', kind: 'task', output: undefined });
     await store.recordStep(lease, { runId, key: 'null', kind: 'task', output: null });
-    await store.recordStep(lease, { runId, key: 'nested', kind: 'task', output: { a: [1, 'two', { three: true }], unicode: 'naïve – ✓' } });
+    await store.recordStep(lease, {
+      runId,
+      key: 'nested',
+      kind: 'task',
+      output: { a: [1, 'two', { three: true }], unicode: 'naïve – ✓' },
+    });
     const [first, second, third] = await store.loadJournal(runId);
     expect(first!.output).toBeUndefined();
     expect(second!.output).toBeNull();
@@ -56,15 +67,25 @@ export function journalCases(use: () => TestDatabase): void {
     const database = use();
     const { store } = database;
     const { session, lease, runId } = await claimedSession(database);
-    const usage = { model: 'fake:model', inputTokens: 120, outputTokens: 30, totalTokens: 150, costUsd: 0.0012, latencyMs: 850 };
-    await store.beginStep(lease, { runId, key: 'plan', phase: 'plan', kind: 'llm' });
-    await store.completeStep(lease, { runId, key: 'plan', output: 'the plan', usage, prompt: { system: 'You plan research.', user: 'Plan: q' } });
+    const usage = {
+      model: 'fake:model',
+      inputTokens: 120,
+      outputTokens: 30,
+      totalTokens: 150,
+      costUsd: 0.0012,
+      latencyMs: 850,
+    };
+    const prompt = { model: 'openai:gpt-test', system: 'You plan research.', user: 'Plan: q' };
+    await store.beginStep(lease, { runId, key: 'plan', phase: 'plan', kind: 'llm', prompt });
+    // The prompt is there while the step runs, not only once it completes.
+    expect((await store.getStep(runId, 'plan')).prompt).toEqual(prompt);
+    await store.completeStep(lease, { runId, key: 'plan', output: 'the plan', usage });
     const [journaled] = await store.loadJournal(runId);
     expect(journaled).toMatchObject({ kind: 'llm', usage, output: 'the plan' });
     expect(journaled).not.toHaveProperty('prompt');
-    expect((await store.getStep(runId, 'plan')).prompt).toEqual({ system: 'You plan research.', user: 'Plan: q' });
+    expect((await store.getStep(runId, 'plan')).prompt).toEqual(prompt);
     const [listed] = await store.listSteps(session.id, { includePrompts: true });
-    expect(listed!.prompt).toEqual({ system: 'You plan research.', user: 'Plan: q' });
+    expect(listed!.prompt).toEqual(prompt);
     const [withoutPrompt] = await store.listSteps(session.id, { phase: 'plan' });
     expect(withoutPrompt!.prompt).toBeNull();
   });
@@ -78,7 +99,9 @@ export function journalCases(use: () => TestDatabase): void {
     await store.recordStep(lease, { runId, key: 'fetch-2', kind: 'task', output: page });
     const other = await claimedSession(database);
     await store.recordStep(other.lease, { runId: other.runId, key: 'fetch', kind: 'task', output: page });
-    const blobs = await database.query<{ n: number; bytes: number }>('SELECT COUNT(*) AS n, SUM(size) AS bytes FROM blobs');
+    const blobs = await database.query<{ n: number; bytes: number }>(
+      'SELECT COUNT(*) AS n, SUM(size) AS bytes FROM blobs',
+    );
     expect(Number(blobs[0]!.n)).toBe(1);
     expect(Number(blobs[0]!.bytes)).toBe(JSON.stringify(page).length);
     expect((await store.loadJournal(runId)).map((step) => step.output)).toEqual([page, page]);
@@ -88,13 +111,28 @@ export function journalCases(use: () => TestDatabase): void {
     const database = use();
     const { store } = database;
     const { session, lease, runId } = await claimedSession(database);
-    for (const [key, phase] of [['plan', 'plan'], ['search', 'search'], ['write', 'write']] as const) {
+    for (const [key, phase] of [
+      ['plan', 'plan'],
+      ['search', 'search'],
+      ['write', 'write'],
+    ] as const) {
       await store.recordStep(lease, { runId, key, phase, kind: 'task', output: key });
     }
     expect(await store.supersedeSteps(lease, { runId, fromSeq: 2 })).toBe(2);
     expect((await store.loadJournal(runId)).map((step) => step.key)).toEqual(['plan']);
-    expect((await store.getSession(session.id)).progress).toEqual({ phase: 'plan', completedSteps: 1, knownSteps: 1, nextStep: null });
-    const again = await store.recordStep(lease, { runId, key: 'search', phase: 'search', kind: 'task', output: 'search again' });
+    expect((await store.getSession(session.id)).progress).toEqual({
+      phase: 'plan',
+      completedSteps: 1,
+      knownSteps: 1,
+      nextStep: null,
+    });
+    const again = await store.recordStep(lease, {
+      runId,
+      key: 'search',
+      phase: 'search',
+      kind: 'task',
+      output: 'search again',
+    });
     expect(again.seq).toBe(4);
     const everything = await store.loadJournal(runId, { includeSuperseded: true });
     expect(everything.map((step) => [step.key, step.status])).toEqual([
@@ -110,8 +148,12 @@ export function journalCases(use: () => TestDatabase): void {
     const { store } = database;
     const { session, lease, runId } = await claimedSession(database);
     await store.beginStep(lease, { runId, key: 'fetch', phase: 'read', kind: 'task' });
-    const failed = await store.failStep(lease, { runId, key: 'fetch', error: { code: 'FETCH_FAILED', message: 'timeout' } });
-    expect(failed).toMatchObject({ status: 'failed', error: { code: 'FETCH_FAILED', message: 'timeout' } });
+    const failed = await store.failStep(lease, {
+      runId,
+      key: 'fetch',
+      error: { code: 'STEP_FAILED', message: 'timeout' },
+    });
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'STEP_FAILED', message: 'timeout' } });
     expect((await store.getSession(session.id)).progress.nextStep).toBe('fetch');
     const retried = await store.beginStep(lease, { runId, key: 'fetch', phase: 'read', kind: 'task' });
     expect(retried).toMatchObject({ status: 'running', attempts: 2, error: null });
@@ -121,7 +163,11 @@ export function journalCases(use: () => TestDatabase): void {
     const database = use();
     const { store } = database;
     const { lease, runId } = await claimedSession(database);
-    await expectCode(store.recordStep(lease, { runId, key: 'huge', kind: 'task', output: 'x'.repeat(17 * 1024 * 1024) }), 'PAYLOAD_TOO_LARGE', 'output');
+    await expectCode(
+      store.recordStep(lease, { runId, key: 'huge', kind: 'task', output: 'x'.repeat(17 * 1024 * 1024) }),
+      'PAYLOAD_TOO_LARGE',
+      'output',
+    );
     expect(await store.loadJournal(runId)).toEqual([]);
   });
 }

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { event } from '../../shared/events.ts';
 import { createTestSession, sleep, type TestDatabase } from './harness.ts';
 import { expectCode } from './session-cases.ts';
 
@@ -11,7 +12,10 @@ export function leaseCases(use: () => TestDatabase): void {
     const claimed = await store.getSession(session.id);
     expect(claimed).toMatchObject({ status: 'running', lease: { workerId: 'w1', epoch: 1 }, claimCount: 1 });
     expect(lease.expiresAt - claimed.updatedAt).toBeGreaterThan(9_000);
-    await expectCode(store.claimSession({ sessionId: session.id, workerId: 'w2', ttlMs: 10_000 }), 'SESSION_ALREADY_RUNNING');
+    await expectCode(
+      store.claimSession({ sessionId: session.id, workerId: 'w2', ttlMs: 10_000 }),
+      'SESSION_ALREADY_RUNNING',
+    );
   });
 
   it('lets exactly one of two racing claims win, every time', async () => {
@@ -40,8 +44,14 @@ export function leaseCases(use: () => TestDatabase): void {
     expect(current.epoch).toBe(old.epoch + 1);
     await expectCode(store.beginStep(old, { runId, key: 'late', kind: 'task' }), 'LEASE_LOST');
     await expectCode(store.recordStep(old, { runId, key: 'late', kind: 'task', output: 1 }), 'LEASE_LOST');
-    await expectCode(store.appendEvent({ sessionId: session.id, fence: old, type: 'step-start' }), 'LEASE_LOST');
-    await expectCode(store.appendMessage({ sessionId: session.id, role: 'assistant', content: 'late', fence: old }), 'LEASE_LOST');
+    await expectCode(
+      store.appendEvent({ sessionId: session.id, fence: old, event: event('phase-start', { phase: 'late' }) }),
+      'LEASE_LOST',
+    );
+    await expectCode(
+      store.appendMessage({ sessionId: session.id, role: 'assistant', content: 'late', fence: old }),
+      'LEASE_LOST',
+    );
     await expectCode(store.heartbeat(old, 10_000), 'LEASE_LOST');
     await expectCode(store.release(old, { status: 'completed' }), 'LEASE_LOST');
     expect(await store.loadJournal(runId)).toEqual([]);
@@ -106,12 +116,24 @@ export function leaseCases(use: () => TestDatabase): void {
     const { store } = use();
     const session = await createTestSession(store);
     const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
-    const released = await store.release(lease, { status: 'completed', runOutput: { report: 'done' }, events: [{ type: 'run-end', data: { status: 'completed' } }] });
+    const released = await store.release(lease, {
+      status: 'completed',
+      runOutput: { report: 'done' },
+      events: [{ type: 'run-end', data: { status: 'completed' } }],
+    });
     expect(released).toMatchObject({ status: 'completed', lease: null, claimCount: 0 });
-    expect((await store.getRun(session.currentRunId!))).toMatchObject({ status: 'completed', output: { report: 'done' } });
+    expect(await store.getRun(session.currentRunId!)).toMatchObject({
+      status: 'completed',
+      output: { report: 'done' },
+    });
     expect((await store.readEvents(session.id)).map((event) => event.type)).toEqual(['session-create', 'run-end']);
     await expectCode(store.claimSession({ sessionId: session.id, workerId: 'w2', ttlMs: 10_000 }), 'SESSION_COMPLETED');
-    const forced = await store.claimSession({ sessionId: session.id, workerId: 'w2', ttlMs: 10_000, fromStatuses: ['completed'] });
+    const forced = await store.claimSession({
+      sessionId: session.id,
+      workerId: 'w2',
+      ttlMs: 10_000,
+      fromStatuses: ['completed'],
+    });
     expect(forced.epoch).toBe(2);
   });
 

@@ -1,5 +1,6 @@
-import { expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { event, type QuarryEvent } from '../../shared/events.ts';
 import { createTestSession, eventually, sleep, type TestDatabase } from './harness.ts';
 import { expectCode } from './session-cases.ts';
 
@@ -7,17 +8,19 @@ export function eventCases(use: () => TestDatabase): void {
   it('appends events with offsets that increase by one and reads after an offset', async () => {
     const { store } = use();
     const session = await createTestSession(store);
-    for (const type of ['run-start', 'phase-start', 'step-start']) await store.appendEvent({ sessionId: session.id, type, data: { type } });
+    for (const phase of ['plan', 'search', 'read'])
+      await store.appendEvent({ sessionId: session.id, event: event('phase-start', { phase }) });
     const events = await store.readEvents(session.id);
     expect(events.map((event) => [event.offset, event.type])).toEqual([
       [1, 'session-create'],
-      [2, 'run-start'],
+      [2, 'phase-start'],
       [3, 'phase-start'],
-      [4, 'step-start'],
+      [4, 'phase-start'],
     ]);
     expect((await store.readEvents(session.id, { after: 2 })).map((event) => event.offset)).toEqual([3, 4]);
     expect((await store.readEvents(session.id, { after: 1, limit: 1 })).map((event) => event.offset)).toEqual([2]);
-    await expectCode(store.appendEvent({ sessionId: session.id, type: 'Not An Event' }), 'INVALID_INPUT', 'type');
+    const unknown = { type: 'Not An Event', data: {} } as unknown as QuarryEvent;
+    await expectCode(store.appendEvent({ sessionId: session.id, event: unknown }), 'INVALID_INPUT', 'event.type');
   });
 
   it('keeps offsets gapless under concurrent appends from two connections', async () => {
@@ -26,7 +29,10 @@ export function eventCases(use: () => TestDatabase): void {
     const session = await createTestSession(database.store);
     await Promise.all(
       Array.from({ length: 60 }, (_, index) =>
-        (index % 2 === 0 ? database.store : another).appendEvent({ sessionId: session.id, type: 'step-end', data: { index } }),
+        (index % 2 === 0 ? database.store : another).appendEvent({
+          sessionId: session.id,
+          event: event('phase-start', { phase: `phase-${index}` }),
+        }),
       ),
     );
     const offsets = (await database.store.readEvents(session.id)).map((event) => event.offset);
@@ -44,7 +50,7 @@ export function eventCases(use: () => TestDatabase): void {
     const stopThere = another.subscribe(session.id, (_id, offset) => there.push(offset));
     const stopAll = another.subscribe('*', (id) => all.push(id));
     await sleep(200); // let LISTEN connections settle
-    await database.store.appendEvent({ sessionId: session.id, type: 'run-start' });
+    await database.store.appendEvent({ sessionId: session.id, event: event('phase-start', { phase: 'plan' }) });
     await eventually(() => here.includes(2) && there.some((offset) => offset >= 2) && all.includes(session.id));
     stopHere();
     stopThere();
@@ -58,9 +64,19 @@ export function inboxCases(use: () => TestDatabase): void {
     const session = await createTestSession(store);
     const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
     await store.release(lease, { status: 'waiting' });
-    const first = await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'outline-review', value: 'approve' });
+    const first = await store.deliverInput({
+      sessionId: session.id,
+      runId: session.currentRunId!,
+      requestKey: 'outline-review',
+      value: 'approve',
+    });
     expect(first).toEqual({ accepted: true, value: 'approve', queued: true });
-    const second = await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'outline-review', value: 'change everything' });
+    const second = await store.deliverInput({
+      sessionId: session.id,
+      runId: session.currentRunId!,
+      requestKey: 'outline-review',
+      value: 'change everything',
+    });
     expect(second).toEqual({ accepted: false, value: 'approve', queued: false });
     expect(await store.readInput(session.currentRunId!, 'outline-review')).toEqual({ value: 'approve' });
     expect(await store.readInput(session.currentRunId!, 'other')).toBeUndefined();
@@ -87,13 +103,20 @@ export function earlyAnswerCase(use: () => TestDatabase): void {
     const { store } = use();
     const session = await createTestSession(store);
     const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
-    const early = await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'outline-review', value: 'ok' });
+    const early = await store.deliverInput({
+      sessionId: session.id,
+      runId: session.currentRunId!,
+      requestKey: 'outline-review',
+      value: 'ok',
+    });
     expect(early).toEqual({ accepted: true, value: 'ok', queued: false });
     const released = await store.release(lease, { status: 'waiting', waitingFor: 'outline-review' });
     expect(released.status).toBe('queued');
     const other = await createTestSession(store);
     const otherLease = await store.claimSession({ sessionId: other.id, workerId: 'w1', ttlMs: 10_000 });
-    expect((await store.release(otherLease, { status: 'waiting', waitingFor: 'outline-review' })).status).toBe('waiting');
+    expect((await store.release(otherLease, { status: 'waiting', waitingFor: 'outline-review' })).status).toBe(
+      'waiting',
+    );
   });
 }
 
@@ -120,10 +143,31 @@ export function sourceAndBlobCases(use: () => TestDatabase): void {
     const { store } = use();
     const session = await createTestSession(store);
     await store.upsertSource({ sessionId: session.id, url: 'https://b.example/', title: 'B', considered: 1 });
-    await store.upsertSource({ sessionId: session.id, url: 'https://a.example/', title: 'A', considered: 1, selected: 1 });
-    await store.upsertSource({ sessionId: session.id, url: 'https://a.example/', considered: 1, citation: 1, contentHash: 'abc' });
+    await store.upsertSource({
+      sessionId: session.id,
+      url: 'https://a.example/',
+      title: 'A',
+      considered: 1,
+      selected: 1,
+    });
+    await store.upsertSource({
+      sessionId: session.id,
+      url: 'https://a.example/',
+      considered: 1,
+      citation: 1,
+      contentHash: 'abc',
+    });
     const sources = await store.listSources(session.id);
-    expect(sources.map((source) => [source.url, source.title, source.citation, source.timesConsidered, source.timesSelected, source.contentHash])).toEqual([
+    expect(
+      sources.map((source) => [
+        source.url,
+        source.title,
+        source.citation,
+        source.timesConsidered,
+        source.timesSelected,
+        source.contentHash,
+      ]),
+    ).toEqual([
       ['https://a.example/', 'A', 1, 2, 1, 'abc'],
       ['https://b.example/', 'B', null, 1, 0, null],
     ]);
@@ -149,14 +193,19 @@ export function forkAndRetentionCases(use: () => TestDatabase): void {
     const runId = session.currentRunId!;
     const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
     const page = 'long page text '.repeat(200);
-    for (const key of ['plan', 'search', 'read', 'write']) await store.recordStep(lease, { runId, key, phase: key, kind: 'task', output: `${key}: ${page}` });
+    for (const key of ['plan', 'search', 'read', 'write'])
+      await store.recordStep(lease, { runId, key, phase: key, kind: 'task', output: `${key}: ${page}` });
     await store.upsertSource({ sessionId: session.id, url: 'https://example.org/', runId, fence: lease });
     await store.release(lease, { status: 'completed', runOutput: 'report' });
     const blobsBefore = await database.query<{ n: number }>('SELECT COUNT(*) AS n FROM blobs');
 
     const fork = await store.forkSession({ sessionId: session.id, beforeStep: 'read' });
     expect(fork.id).not.toBe(session.id);
-    expect(fork).toMatchObject({ status: 'interrupted', title: 'A test session (fork)', progress: { completedSteps: 2, knownSteps: 2, phase: 'search' } });
+    expect(fork).toMatchObject({
+      status: 'interrupted',
+      title: 'A test session (fork)',
+      progress: { completedSteps: 2, knownSteps: 2, phase: 'search' },
+    });
     const forkJournal = await store.loadJournal(fork.currentRunId!);
     expect(forkJournal.map((step) => [step.key, step.output])).toEqual([
       ['plan', `plan: ${page}`],
@@ -170,7 +219,10 @@ export function forkAndRetentionCases(use: () => TestDatabase): void {
     expect((await store.getSession(session.id)).status).toBe('completed');
     // The fork can be claimed and continued; its journal continues after the copied steps.
     const forkLease = await store.claimSession({ sessionId: fork.id, workerId: 'w2', ttlMs: 10_000 });
-    expect((await store.recordStep(forkLease, { runId: fork.currentRunId!, key: 'read', kind: 'task', output: 'new read' })).seq).toBe(5);
+    expect(
+      (await store.recordStep(forkLease, { runId: fork.currentRunId!, key: 'read', kind: 'task', output: 'new read' }))
+        .seq,
+    ).toBe(5);
     await store.deleteSession(session.id);
     expect((await store.loadJournal(fork.currentRunId!))[0]!.output).toBe(`plan: ${page}`);
     await expectCode(store.forkSession({ sessionId: fork.id, beforeStep: 'no-such-step' }), 'STEP_NOT_FOUND');
@@ -189,11 +241,28 @@ export function forkAndRetentionCases(use: () => TestDatabase): void {
     const running = await createTestSession(store);
     await store.claimSession({ sessionId: running.id, workerId: 'w', ttlMs: 60_000 });
     const waiting = await createTestSession(store);
-    await store.release(await store.claimSession({ sessionId: waiting.id, workerId: 'w', ttlMs: 60_000 }), { status: 'waiting' });
+    await store.release(await store.claimSession({ sessionId: waiting.id, workerId: 'w', ttlMs: 60_000 }), {
+      status: 'waiting',
+    });
+    const interrupted = await createTestSession(store);
+    await store.release(await store.claimSession({ sessionId: interrupted.id, workerId: 'w', ttlMs: 60_000 }), {
+      status: 'interrupted',
+    });
+    const others = await createTestSession(store, { ownerId: 'someone-else' });
+    await store.release(await store.claimSession({ sessionId: others.id, workerId: 'w', ttlMs: 60_000 }), {
+      status: 'completed',
+    });
     await sleep(30);
     expect(await store.deleteFinishedSessions({ olderThanMs: 60_000 })).toEqual({ deleted: 0 });
-    expect(await store.deleteFinishedSessions({ olderThanMs: 10, batchSize: 2 })).toEqual({ deleted: 5 });
+    expect(await store.deleteFinishedSessions({ olderThanMs: 10, ownerId: 'local', dryRun: true })).toEqual({
+      deleted: 5,
+    });
+    expect(await store.deleteFinishedSessions({ olderThanMs: 10, ownerId: 'local', batchSize: 2 })).toEqual({
+      deleted: 5,
+    });
     const left = (await store.listSessions()).sessions.map((session) => session.id).sort();
-    expect(left).toEqual([queued.id, running.id, waiting.id].sort());
+    // Interrupted sessions can be resumed: kept unless asked for; another owner's are not touched.
+    expect(left).toEqual([queued.id, running.id, waiting.id, interrupted.id, others.id].sort());
+    expect(await store.deleteFinishedSessions({ olderThanMs: 10, statuses: ['interrupted'] })).toEqual({ deleted: 1 });
   });
 }

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Store } from '../store.ts';
-import { createTestSession, sleep, testWorkflow, type TestDatabase } from './harness.ts';
+import { createTestSession, sleep, type TestDatabase, testWorkflow } from './harness.ts';
 
 async function expectCode(promise: Promise<unknown>, code: string, field?: string): Promise<void> {
   await expect(promise).rejects.toMatchObject(field ? { code, details: { field } } : { code });
@@ -11,11 +11,22 @@ export { expectCode };
 export function sessionCases(use: () => TestDatabase): void {
   it('creates a session with its first message and run in one call', async () => {
     const { store } = use();
-    const session = await createTestSession(store, { title: 'Solar panels', question: 'How efficient are solar panels?' });
-    expect(session).toMatchObject({ title: 'Solar panels', status: 'queued', ownerId: 'local', workflow: testWorkflow, lastEventOffset: 1 });
+    const session = await createTestSession(store, {
+      title: 'Solar panels',
+      question: 'How efficient are solar panels?',
+    });
+    expect(session).toMatchObject({
+      title: 'Solar panels',
+      status: 'queued',
+      ownerId: 'local',
+      workflow: testWorkflow,
+      lastEventOffset: 1,
+    });
     expect(session.currentRunId).toBeTruthy();
     const messages = await store.listMessages(session.id);
-    expect(messages).toMatchObject([{ seq: 1, role: 'user', content: 'How efficient are solar panels?', runId: session.currentRunId }]);
+    expect(messages).toMatchObject([
+      { seq: 1, role: 'user', content: 'How efficient are solar panels?', runId: session.currentRunId },
+    ]);
     const runs = await store.listRuns(session.id);
     expect(runs).toMatchObject([{ id: session.currentRunId, number: 1, kind: 'initial', status: 'open' }]);
   });
@@ -27,7 +38,10 @@ export function sessionCases(use: () => TestDatabase): void {
     await expectCode(store.deleteSession('no-such-session'), 'SESSION_NOT_FOUND');
     await expectCode(store.listMessages('no-such-session'), 'SESSION_NOT_FOUND');
     await expectCode(store.readEvents('no-such-session'), 'SESSION_NOT_FOUND');
-    await expectCode(store.appendMessage({ sessionId: 'no-such-session', role: 'user', content: 'hi' }), 'SESSION_NOT_FOUND');
+    await expectCode(
+      store.appendMessage({ sessionId: 'no-such-session', role: 'user', content: 'hi' }),
+      'SESSION_NOT_FOUND',
+    );
   });
 
   it("hides another owner's sessions as not found", async () => {
@@ -39,7 +53,10 @@ export function sessionCases(use: () => TestDatabase): void {
     await expectCode(store.deleteSession(alice.id, { ownerId: 'bob' }), 'SESSION_NOT_FOUND');
     await expectCode(store.listMessages(alice.id, { ownerId: 'bob' }), 'SESSION_NOT_FOUND');
     await expectCode(store.readEvents(alice.id, { ownerId: 'bob' }), 'SESSION_NOT_FOUND');
-    await expectCode(store.claimSession({ sessionId: alice.id, workerId: 'w', ttlMs: 10_000, ownerId: 'bob' }), 'SESSION_NOT_FOUND');
+    await expectCode(
+      store.claimSession({ sessionId: alice.id, workerId: 'w', ttlMs: 10_000, ownerId: 'bob' }),
+      'SESSION_NOT_FOUND',
+    );
     const bobs = await store.listSessions({ ownerId: 'bob' });
     expect(bobs.sessions.map((session) => session.ownerId)).toEqual(['bob']);
     expect((await store.getSession(alice.id, { ownerId: 'alice' })).title).toBe('A test session');
@@ -47,7 +64,10 @@ export function sessionCases(use: () => TestDatabase): void {
 
   it('lists newest update first, filtered by owner, status and text', async () => {
     const { store } = use();
-    const first = await createTestSession(store, { title: 'Ocean currents', question: 'Why does the Gulf Stream flow north?' });
+    const first = await createTestSession(store, {
+      title: 'Ocean currents',
+      question: 'Why does the Gulf Stream flow north?',
+    });
     await sleep(5);
     const second = await createTestSession(store, { title: 'Volcanoes', question: 'How do calderas form?' });
     await sleep(5);
@@ -68,7 +88,8 @@ export function sessionCases(use: () => TestDatabase): void {
   it('paginates with a cursor that neither repeats nor skips rows while others change', async () => {
     const { store } = use();
     const ids: string[] = [];
-    for (let index = 0; index < 25; index++) ids.push((await createTestSession(store, { title: `Session ${index}` })).id);
+    for (let index = 0; index < 25; index++)
+      ids.push((await createTestSession(store, { title: `Session ${index}` })).id);
     const seen: string[] = [];
     let page = await store.listSessions({ limit: 10 });
     seen.push(...page.sessions.map((session) => session.id));
@@ -111,14 +132,22 @@ export function sessionCases(use: () => TestDatabase): void {
     const { store } = use();
     const session = await createTestSession(store);
     const before = await store.listMessages(session.id);
-    await expectCode(store.appendMessage({ sessionId: session.id, role: 'tool' as never, content: 'x' }), 'INVALID_INPUT', 'role');
+    await expectCode(
+      store.appendMessage({ sessionId: session.id, role: 'tool' as never, content: 'x' }),
+      'INVALID_INPUT',
+      'role',
+    );
     await expectCode(store.updateSession(session.id, { title: '   ' }), 'INVALID_INPUT', 'title');
     await expectCode(
       store.createSession({ ownerId: 'local', title: 'x', question: '', workflow: testWorkflow }),
       'INVALID_INPUT',
       'question',
     );
-    await expectCode(store.appendMessage({ sessionId: session.id, role: 'user', content: 'x'.repeat(1_000_001) }), 'PAYLOAD_TOO_LARGE', 'content');
+    await expectCode(
+      store.appendMessage({ sessionId: session.id, role: 'user', content: 'x'.repeat(1_000_001) }),
+      'PAYLOAD_TOO_LARGE',
+      'content',
+    );
     await expectCode(store.listSessions({ limit: 0 }), 'INVALID_INPUT', 'limit');
     expect(await store.listMessages(session.id)).toEqual(before);
     expect((await store.getSession(session.id)).title).toBe('A test session');
@@ -141,23 +170,44 @@ export function sessionCases(use: () => TestDatabase): void {
     await store.deleteSession(doomed.id);
     await expectCode(store.getSession(doomed.id), 'SESSION_NOT_FOUND');
     for (const table of ['runs', 'messages', 'steps', 'events', 'sources', 'inbox', 'blob_refs']) {
-      const rows = await database.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`, [doomed.id]);
+      const rows = await database.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`, [
+        doomed.id,
+      ]);
       expect(Number(rows[0]!.n), table).toBe(0);
     }
     expect(await store.getBlob(onlyHash)).toBeNull();
-    const orphans = await database.query<{ n: number }>('SELECT COUNT(*) AS n FROM blobs b WHERE NOT EXISTS (SELECT 1 FROM blob_refs r WHERE r.hash = b.hash)');
+    const orphans = await database.query<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM blobs b WHERE NOT EXISTS (SELECT 1 FROM blob_refs r WHERE r.hash = b.hash)',
+    );
     expect(Number(orphans[0]!.n)).toBe(0);
-    expect((await store.getBlob((await import('../sql/codec.ts')).sha256(shared)))?.toString()).toBe('shared page text');
+    expect((await store.getBlob((await import('../sql/codec.ts')).sha256(shared)))?.toString()).toBe(
+      'shared page text',
+    );
     expect((await store.getSession(kept.id)).id).toBe(kept.id);
   });
 
   it('finds ids by prefix for short ids', async () => {
     const { store } = use();
-    const session = await store.createSession({ id: 'abc123-session', ownerId: 'local', title: 't', question: 'q', workflow: testWorkflow });
-    await store.createSession({ id: 'abd999-session', ownerId: 'local', title: 't', question: 'q', workflow: testWorkflow });
+    const session = await store.createSession({
+      id: 'abc123-session',
+      ownerId: 'local',
+      title: 't',
+      question: 'q',
+      workflow: testWorkflow,
+    });
+    await store.createSession({
+      id: 'abd999-session',
+      ownerId: 'local',
+      title: 't',
+      question: 'q',
+      workflow: testWorkflow,
+    });
     expect(await store.findSessionIds('abc')).toEqual([session.id]);
     expect(await store.findSessionIds('ab')).toHaveLength(2);
     expect(await store.findSessionIds('ab', { ownerId: 'someone-else' })).toEqual([]);
+    expect(await store.countSessions()).toBe(2);
+    expect(await store.countSessions({ ownerId: 'local' })).toBe(2);
+    expect(await store.countSessions({ ownerId: 'someone-else' })).toBe(0);
   });
 
   it('keeps messages in order and filters them by run and phase', async () => {
@@ -166,7 +216,11 @@ export function sessionCases(use: () => TestDatabase): void {
     const runId = session.currentRunId!;
     await store.appendMessage({ sessionId: session.id, role: 'system', content: 'context', runId, phase: 'plan' });
     await store.appendMessage({ sessionId: session.id, role: 'assistant', content: 'report', runId, phase: 'write' });
-    const { run: followUp } = await store.startRun({ sessionId: session.id, kind: 'follow-up', message: { role: 'user', content: 'and more?' } });
+    const { run: followUp } = await store.startRun({
+      sessionId: session.id,
+      kind: 'follow-up',
+      message: { role: 'user', content: 'and more?' },
+    });
     const all = await store.listMessages(session.id);
     expect(all.map((message) => [message.seq, message.role])).toEqual([
       [1, 'user'],
@@ -174,8 +228,12 @@ export function sessionCases(use: () => TestDatabase): void {
       [3, 'assistant'],
       [4, 'user'],
     ]);
-    expect((await store.listMessages(session.id, { phase: 'write' })).map((message) => message.content)).toEqual(['report']);
-    expect((await store.listMessages(session.id, { runId: followUp.id })).map((message) => message.content)).toEqual(['and more?']);
+    expect((await store.listMessages(session.id, { phase: 'write' })).map((message) => message.content)).toEqual([
+      'report',
+    ]);
+    expect((await store.listMessages(session.id, { runId: followUp.id })).map((message) => message.content)).toEqual([
+      'and more?',
+    ]);
     expect((await store.getSession(session.id)).currentRunId).toBe(followUp.id);
   });
 }

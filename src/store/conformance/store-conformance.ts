@@ -1,10 +1,17 @@
 import { afterEach, beforeEach, describe } from 'vitest';
-import type { StoreHarness, TestDatabase } from './harness.ts';
 import { corpusCases } from './corpus-cases.ts';
+import type { StoreHarness, TestDatabase } from './harness.ts';
 import { journalCases } from './journal-cases.ts';
 import { leaseCases } from './lease-cases.ts';
 import { migrationCases } from './migration-cases.ts';
-import { earlyAnswerCase, eventCases, forkAndRetentionCases, inboxCases, sourceAndBlobCases, userCases } from './record-cases.ts';
+import {
+  earlyAnswerCase,
+  eventCases,
+  forkAndRetentionCases,
+  inboxCases,
+  sourceAndBlobCases,
+  userCases,
+} from './record-cases.ts';
 import { sessionCases } from './session-cases.ts';
 
 /**
@@ -12,7 +19,9 @@ import { sessionCases } from './session-cases.ts';
  * that cannot run here is skipped with the reason in the suite's name.
  */
 export function describeStoreConformance(harness: StoreHarness, skipReason: string | null = null): void {
-  const title = skipReason ? `store conformance: ${harness.name} (skipped: ${skipReason})` : `store conformance: ${harness.name}`;
+  const title = skipReason
+    ? `store conformance: ${harness.name} (skipped: ${skipReason})`
+    : `store conformance: ${harness.name}`;
   describe.skipIf(skipReason !== null)(title, () => {
     let database: TestDatabase;
     const use = () => database;

@@ -1,9 +1,17 @@
 import { sessionsAndJournal } from './001-sessions-and-journal.ts';
 import { sourcesInboxUsers } from './002-sources-inbox-users.ts';
 import { localCorpus } from './003-local-corpus.ts';
+import { linksTokensLeaseOwners } from './004-links-tokens-lease-owners.ts';
+import { corpusFields } from './005-corpus-fields.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
-export const migrations: readonly Migration[] = [sessionsAndJournal, sourcesInboxUsers, localCorpus];
+export const migrations: readonly Migration[] = [
+  sessionsAndJournal,
+  sourcesInboxUsers,
+  localCorpus,
+  linksTokensLeaseOwners,
+  corpusFields,
+];
 
 export const latestSchemaVersion = migrations.length;

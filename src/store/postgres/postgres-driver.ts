@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { QuarryError } from '../errors.ts';
+import { type Clock, systemClock } from '../../shared/clock.ts';
+import { isRetryable, QuarryError } from '../errors.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
 export interface PostgresDriverOptions {
@@ -7,6 +8,26 @@ export interface PostgresDriverOptions {
   schema?: string;
   /** Connections in the pool. Default 10. */
   maxConnections?: number;
+  /**
+   * Waits between tries of a statement or transaction that met a restarting or unreachable server,
+   * where trying again is safe. Default about 12 seconds in all; longer outages reach the caller.
+   */
+  reconnectDelaysMs?: readonly number[];
+  clock?: Clock;
+}
+
+const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000];
+
+/** A statement that only reads: running it again after a lost connection changes nothing. */
+function isReadOnly(sql: string): boolean {
+  return /^\s*SELECT\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE)\b|FOR UPDATE|pg_notify|nextval/i.test(sql);
+}
+
+/** An error that happened before the statement reached the server: always safe to try again. */
+class NotSent extends Error {
+  constructor(readonly error: unknown) {
+    super('not sent');
+  }
 }
 
 const dialect: SqlDialect = {
@@ -18,24 +39,50 @@ const dialect: SqlDialect = {
   crossProcessNotifications: true,
 };
 
-/** A stored tsvector (title weighted A, text D) with a GIN index; ranked by ts_rank, length-normalized. */
+/** Rows per multi-row INSERT (10 bound values each; PostgreSQL allows 65,535). */
+const PASSAGE_BATCH = 500;
+
+/**
+ * A tsvector per passage, written by the passage's own INSERT: title weighted A, headings B, text D,
+ * with a GIN index; ranked by ts_rank (length-normalized).
+ */
 const fullText: FullTextDialect = {
-  async indexPassage(tx, passage) {
-    await tx.query("UPDATE corpus_passages SET tsv = setweight(to_tsvector('english', ?), 'A') || setweight(to_tsvector('english', ?), 'D') WHERE id = ?", [
-      passage.title,
-      passage.text,
-      passage.id,
-    ]);
+  async insertPassages(tx, document, passages) {
+    for (let from = 0; from < passages.length; from += PASSAGE_BATCH) {
+      const batch = passages.slice(from, from + PASSAGE_BATCH);
+      await tx.query(
+        `INSERT INTO corpus_passages (document_id, position, start_offset, end_offset, headings, link_density, text, tsv)
+         VALUES ${batch
+           .map(
+             () =>
+               "(?, ?, ?, ?, ?, ?, ?, setweight(to_tsvector('english', ?), 'A') || setweight(to_tsvector('english', ?), 'B') || setweight(to_tsvector('english', ?), 'D'))",
+           )
+           .join(', ')}`,
+        batch.flatMap((passage) => [
+          document.id,
+          passage.position,
+          passage.start,
+          passage.end,
+          passage.headings,
+          passage.linkDensity,
+          passage.text,
+          document.title,
+          passage.headingField,
+          passage.text,
+        ]),
+      );
+    }
   },
   async unindexDocument() {
     // The tsvector lives on the passage rows and goes with them.
   },
-  searchSql: (filter) => `SELECT p.id AS passage_id, p.document_id, p.position, p.start_offset, p.end_offset, p.text, d.path, d.title,
-      ts_rank(p.tsv, q, 1) AS score
+  searchSql: (filter) => `SELECT p.id AS passage_id, p.document_id, p.position, p.start_offset, p.end_offset, p.text,
+      p.headings, p.link_density, d.path, d.title, d.navigation, ts_rank(p.tsv, q, 1) AS score
     FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id, to_tsquery('english', ?) q
     WHERE p.tsv @@ q${filter} ORDER BY score DESC, p.id LIMIT ?`,
   // Terms are letters and digits only (the caller's tokenizer), quoted as tsquery lexemes.
   searchParams: (terms) => [terms.map((term) => `'${term}'`).join(' | ')],
+  countSql: "SELECT COUNT(*) AS n FROM corpus_passages WHERE tsv @@ to_tsquery('english', ?)",
 };
 
 const INT8_OID = 20;
@@ -44,7 +91,9 @@ const NUMERIC_OID = 1700;
 // BIGINT columns hold millisecond times and counters, all far below 2^53.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID || oid === NUMERIC_OID
+      ? Number
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** Rewrites `?` placeholders to `$1, $2…`, leaving quoted text alone. */
@@ -69,17 +118,50 @@ export function redactConnectionString(url: string): string {
   }
 }
 
+/** Failures of the connection itself (no SQLSTATE): a restarted or unreachable server. */
+const lostConnection =
+  /Connection terminated|connection error|not queryable|socket hang up|read ECONNRESET|write EPIPE|timeout exceeded when trying to connect/i;
+
 function mapPostgresError(error: unknown, location: string): unknown {
+  if (error instanceof QuarryError) return error;
   const code = (error as { code?: string }).code ?? '';
   if (code === '40001' || code === '40P01' || code === '55P03') {
-    return new QuarryError('STORE_BUSY', `PostgreSQL reported a conflict (${code}); try again.`, { isRetryable: true, cause: error });
-  }
-  if (['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '3D000', '28P01', '28000'].includes(code)) {
-    return new QuarryError('STORE_UNAVAILABLE', `Cannot reach PostgreSQL at ${location}: ${(error as Error).message}.`, {
-      isRetryable: !code.startsWith('28') && code !== '3D000',
-      details: { location },
+    return new QuarryError('STORE_BUSY', `PostgreSQL reported a conflict (${code}); try again.`, {
+      isRetryable: true,
       cause: error,
     });
+  }
+  if (
+    [
+      'ECONNREFUSED',
+      'ENOTFOUND',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'EHOSTUNREACH',
+      'ECONNABORTED',
+      '57P01', // terminating connection due to administrator command (a restart)
+      '57P02', // crash shutdown
+      '57P03', // the database system is starting up / shutting down
+      '08000',
+      '08003',
+      '08006',
+      '08001',
+      '3D000',
+      '28P01',
+      '28000',
+    ].includes(code) ||
+    (!code && error instanceof Error && lostConnection.test(error.message))
+  ) {
+    return new QuarryError(
+      'STORE_UNAVAILABLE',
+      `Cannot reach PostgreSQL at ${location}: ${(error as Error).message}.`,
+      {
+        isRetryable: !code.startsWith('28') && code !== '3D000',
+        details: { location },
+        cause: error,
+      },
+    );
   }
   return error;
 }
@@ -91,21 +173,30 @@ export class PostgresDriver implements SqlDriver {
   readonly schema: string;
   private readonly pool: pg.Pool;
   private readonly connectionString: string;
+  /** The notification connection, from the moment it starts connecting (so `close` can end it then too). */
   private listener: pg.Client | null = null;
   private listenerReady: Promise<pg.Client> | null = null;
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
+  private readonly reconnectDelaysMs: readonly number[];
+  private readonly clock: Clock;
 
   constructor(connectionString: string, options: PostgresDriverOptions = {}) {
     this.connectionString = connectionString;
     this.location = redactConnectionString(connectionString);
     this.schema = options.schema ?? 'public';
+    this.reconnectDelaysMs = options.reconnectDelaysMs ?? RECONNECT_DELAYS_MS;
+    this.clock = options.clock ?? systemClock;
     if (!/^[a-z_][a-z0-9_]{0,40}$/.test(this.schema)) {
-      throw new QuarryError('INVALID_INPUT', `Invalid PostgreSQL schema name "${this.schema}".`, { details: { field: 'schema' } });
+      throw new QuarryError('INVALID_INPUT', `Invalid PostgreSQL schema name "${this.schema}".`, {
+        details: { field: 'schema' },
+      });
     }
     this.pool = new pg.Pool({
       connectionString,
       max: options.maxConnections ?? 10,
+      // An unreachable server fails a query in ten seconds instead of holding it forever.
+      connectionTimeoutMillis: 10_000,
       types,
       options: `-c search_path=${this.schema}`,
     });
@@ -125,19 +216,65 @@ export class PostgresDriver implements SqlDriver {
     } catch (error) {
       const mapped = mapPostgresError(error, this.location);
       if (mapped instanceof QuarryError) throw mapped;
-      throw new QuarryError('STORE_UNAVAILABLE', `Cannot open PostgreSQL at ${this.location}: ${(error as Error).message}.`, {
-        details: { location: this.location },
-        cause: error,
-      });
+      throw new QuarryError(
+        'STORE_UNAVAILABLE',
+        `Cannot open PostgreSQL at ${this.location}: ${(error as Error).message}.`,
+        {
+          details: { location: this.location },
+          cause: error,
+        },
+      );
     }
   }
 
   async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const readOnly = isReadOnly(sql);
+    return this.reconnecting(async () => {
+      const client = await this.checkOut();
+      let broken = false;
+      const onError = () => {
+        broken = true;
+      };
+      client.on('error', onError);
+      try {
+        return (await client.query(toPostgresPlaceholders(sql), params as unknown[])).rows as T[];
+      } catch (error) {
+        broken ||= !(error as { code?: string }).code;
+        const mapped = mapPostgresError(error, this.location);
+        // A read can be sent again; a write whose reply was lost may have landed, so the caller decides.
+        throw readOnly && isRetryable(mapped) ? new NotSent(mapped) : mapped;
+      } finally {
+        client.off('error', onError);
+        client.release(broken);
+      }
+    });
+  }
+
+  /** A pooled connection; failing to get one is a `NotSent` (nothing reached the server). */
+  private async checkOut(): Promise<pg.PoolClient> {
     try {
-      const result = await this.pool.query(toPostgresPlaceholders(sql), params as unknown[]);
-      return result.rows as T[];
+      return await this.pool.connect();
     } catch (error) {
-      throw mapPostgresError(error, this.location);
+      const mapped = mapPostgresError(error, this.location);
+      throw isRetryable(mapped) ? new NotSent(mapped) : mapped;
+    }
+  }
+
+  /**
+   * Runs `attempt` again after a lost or refused connection when what failed is safe to repeat (it
+   * throws `NotSent`), waiting a little longer each time; a server away for longer than the delays
+   * reaches the caller as a retryable `STORE_UNAVAILABLE`, for its own retry policy.
+   */
+  private async reconnecting<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof NotSent)) throw error;
+        const delay = this.reconnectDelaysMs[tries];
+        if (delay === undefined || this.closed) throw error.error;
+        await this.clock.sleep(delay);
+      }
     }
   }
 
@@ -145,13 +282,24 @@ export class PostgresDriver implements SqlDriver {
     void this.pool.query('SELECT pg_notify($1, $2)', [this.channelName(channel), payload]).catch(() => undefined);
   }
 
+  /**
+   * Runs `work` in a transaction. A connection lost before COMMIT was sent rolled the transaction
+   * back on the server, so the whole transaction is run again (on a new connection); one lost during
+   * COMMIT may or may not have landed, and reaches the caller.
+   */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw mapPostgresError(error, this.location);
-    }
+    return this.reconnecting(() => this.transactionOnce(work));
+  }
+
+  private async transactionOnce<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.checkOut();
+    // A connection that dies while the transaction's own code runs (no query in flight) reports it
+    // as an 'error' event; unheard, that would end the process. The next query fails instead.
+    let broken = false;
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     const pending: Array<[string, string]> = [];
     const tx: SqlExecutor = {
       query: async <R>(sql: string, params: readonly unknown[] = []) => {
@@ -160,21 +308,24 @@ export class PostgresDriver implements SqlDriver {
       },
       notify: (channel, payload) => void pending.push([channel, payload]),
     };
-    let broken = false;
+    let committing = false;
     try {
       await client.query('BEGIN');
       const result = await work(tx);
       for (const [channel, payload] of pending) {
         await client.query('SELECT pg_notify($1, $2)', [this.channelName(channel), payload]);
       }
+      committing = true;
       await client.query('COMMIT');
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
-      throw mapPostgresError(error, this.location);
+      const mapped = mapPostgresError(error, this.location);
+      throw !committing && isRetryable(mapped) ? new NotSent(mapped) : mapped;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
@@ -194,7 +345,9 @@ export class PostgresDriver implements SqlDriver {
     if (!set) {
       set = new Set();
       this.channels.set(name, set);
-      void this.ensureListener().then((client) => client.query(`LISTEN "${name}"`)).catch(() => undefined);
+      void this.ensureListener()
+        .then((client) => client.query(`LISTEN "${name}"`))
+        .catch(() => undefined);
     }
     set.add(listener);
     return () => {
@@ -210,6 +363,7 @@ export class PostgresDriver implements SqlDriver {
     this.closed = true;
     const listener = this.listener;
     this.listener = null;
+    // Ends it even while it is still connecting (a command that printed and closes must exit).
     if (listener) await listener.end().catch(() => undefined);
     await this.pool.end();
   }
@@ -221,21 +375,25 @@ export class PostgresDriver implements SqlDriver {
   private ensureListener(): Promise<pg.Client> {
     if (this.listenerReady) return this.listenerReady;
     const client = new pg.Client({ connectionString: this.connectionString });
-    this.listenerReady = client.connect().then(() => {
-      this.listener = client;
-      client.on('notification', (message) => {
-        for (const listener of this.channels.get(message.channel) ?? []) listener(message.payload ?? '');
-      });
-      client.on('error', () => this.reconnectListener());
-      return client;
+    this.listener = client;
+    // Heard from the start: a server that is shutting down can end a connection in the same packet
+    // that completed it, before a handler attached after `connect()` resolves would exist.
+    client.on('error', () => {
+      if (this.listener === client) this.reconnectListener();
     });
+    client.on('notification', (message) => {
+      for (const listener of this.channels.get(message.channel) ?? []) listener(message.payload ?? '');
+    });
+    this.listenerReady = client.connect().then(() => client);
     this.listenerReady.catch(() => this.reconnectListener());
     return this.listenerReady;
   }
 
   private reconnectListener(): void {
     if (this.closed) return;
+    const broken = this.listener;
     this.listener = null;
+    void broken?.end().catch(() => undefined);
     this.listenerReady = null;
     setTimeout(() => {
       if (this.closed || this.channels.size === 0) return;

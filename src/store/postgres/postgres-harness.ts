@@ -12,7 +12,8 @@ export function postgresSkipReason(): string | null {
   const backends = (process.env.STORE_BACKENDS ?? 'sqlite,postgres').split(',').map((name) => name.trim());
   if (!backends.includes('postgres')) return 'STORE_BACKENDS does not include postgres';
   if (!postgresTestUrl) {
-    if (process.env.CI === 'true') throw new Error('CI=true but QUARRY_TEST_PG_URL is not set: the PostgreSQL tests must run in CI.');
+    if (process.env.CI === 'true')
+      throw new Error('CI=true but QUARRY_TEST_PG_URL is not set: the PostgreSQL tests must run in CI.');
     return 'QUARRY_TEST_PG_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test)';
   }
   return null;

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { QuarryError, invalidInput } from '../errors.ts';
-import type { ErrorInfo, Session, SessionStatus, StepRecord, StepUsage, StepKind, StepStatus } from '../store.ts';
+import { invalidInput, isErrorCode, QuarryError } from '../errors.ts';
+import type { ErrorInfo, Session, SessionStatus, StepKind, StepRecord, StepStatus, StepUsage } from '../store.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /** JSON payloads longer than this many characters live in the blob table, referenced by hash. */
@@ -33,14 +33,21 @@ export function decodeObject(text: unknown): Record<string, unknown> {
 }
 
 /** Stores bytes once by hash and records the session's reference to them. */
-export async function putBlobInTx(tx: SqlExecutor, nowMs: string, sessionId: string, data: Uint8Array): Promise<string> {
+export async function putBlobInTx(
+  tx: SqlExecutor,
+  nowMs: string,
+  sessionId: string,
+  data: Uint8Array,
+): Promise<string> {
   const hash = sha256(data);
-  await tx.query(`INSERT INTO blobs (hash, size, data, created_at) VALUES (?, ?, ?, ${nowMs}) ON CONFLICT (hash) DO NOTHING`, [
+  await tx.query(
+    `INSERT INTO blobs (hash, size, data, created_at) VALUES (?, ?, ?, ${nowMs}) ON CONFLICT (hash) DO NOTHING`,
+    [hash, data.byteLength, Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
+  );
+  await tx.query('INSERT INTO blob_refs (session_id, hash) VALUES (?, ?) ON CONFLICT (session_id, hash) DO NOTHING', [
+    sessionId,
     hash,
-    data.byteLength,
-    Buffer.from(data.buffer, data.byteOffset, data.byteLength),
   ]);
-  await tx.query('INSERT INTO blob_refs (session_id, hash) VALUES (?, ?) ON CONFLICT (session_id, hash) DO NOTHING', [sessionId, hash]);
   return hash;
 }
 
@@ -66,8 +73,10 @@ export function sessionColumns(nowMs: string): string {
 
 type Row = Record<string, unknown>;
 
+/** A stored error; a code this version does not know (an older release wrote it) reads as `INTERNAL`. */
 function errorFrom(row: Row): ErrorInfo | null {
-  return row.error_code ? { code: String(row.error_code), message: String(row.error_message ?? '') } : null;
+  if (!row.error_code) return null;
+  return { code: isErrorCode(row.error_code) ? row.error_code : 'INTERNAL', message: String(row.error_message ?? '') };
 }
 
 export function toSession(row: Row): Session {
@@ -90,13 +99,21 @@ export function toSession(row: Row): Session {
     },
     lease:
       row.lease_owner && expiresAt !== null
-        ? { workerId: String(row.lease_owner), epoch: Number(row.lease_epoch), expiresAt }
+        ? {
+            workerId: String(row.lease_owner),
+            epoch: Number(row.lease_epoch),
+            expiresAt,
+            host: (row.lease_host as string | null) ?? null,
+            pid: row.lease_pid === null || row.lease_pid === undefined ? null : Number(row.lease_pid),
+          }
         : null,
     leaseEpoch: Number(row.lease_epoch),
     claimCount: Number(row.claim_count),
     stopRequested: Number(row.stop_requested) === 1,
     error: errorFrom(row),
     lastEventOffset: Number(row.last_event_offset),
+    forkedFrom: (row.forked_from as string | null) ?? null,
+    externalId: (row.external_id as string | null) ?? null,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -105,7 +122,11 @@ export function toSession(row: Row): Session {
 /** Step row → record; `input_data`/`output_data` are the joined blob bytes when the payload lives there. */
 export function toStepRecord(row: Row): StepRecord {
   const payload = (inline: unknown, blob: unknown) =>
-    inline !== null && inline !== undefined ? decodeJson(inline) : blob ? decodeJson(Buffer.from(blob as Uint8Array).toString('utf8')) : undefined;
+    inline !== null && inline !== undefined
+      ? decodeJson(inline)
+      : blob
+        ? decodeJson(Buffer.from(blob as Uint8Array).toString('utf8'))
+        : undefined;
   return {
     runId: String(row.run_id),
     key: String(row.key),

@@ -9,7 +9,12 @@ export interface SqlContext {
   now: string;
 }
 
-export async function readSession(ctx: SqlContext, tx: SqlExecutor, sessionId: string, scope: OwnerScope = {}): Promise<Session> {
+export async function readSession(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  sessionId: string,
+  scope: OwnerScope = {},
+): Promise<Session> {
   const rows = await tx.query(`SELECT ${sessionColumns(ctx.now)} FROM sessions WHERE id = ?`, [sessionId]);
   const row = rows[0];
   if (!row || (scope.ownerId !== undefined && row.owner_id !== scope.ownerId)) throw sessionNotFound(sessionId);
@@ -32,7 +37,12 @@ export async function checkFence(ctx: SqlContext, tx: SqlExecutor, fence: Fence)
 }
 
 /** Locks the session row (owner-scoped) for an unfenced write; throws SESSION_NOT_FOUND. */
-export async function touchSession(ctx: SqlContext, tx: SqlExecutor, sessionId: string, scope: OwnerScope = {}): Promise<void> {
+export async function touchSession(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  sessionId: string,
+  scope: OwnerScope = {},
+): Promise<void> {
   const rows = await tx.query(
     `UPDATE sessions SET updated_at = ${ctx.now} WHERE id = ?${scope.ownerId === undefined ? '' : ' AND owner_id = ?'} RETURNING id`,
     scope.ownerId === undefined ? [sessionId] : [sessionId, scope.ownerId],
@@ -43,4 +53,3 @@ export async function touchSession(ctx: SqlContext, tx: SqlExecutor, sessionId: 
 export function notifyRunnable(tx: SqlExecutor): void {
   tx.notify('runnable', '');
 }
-

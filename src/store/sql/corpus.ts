@@ -1,8 +1,8 @@
+import { queryTerms, stem, stems } from '../../shared/terms.ts';
 import type { CorpusDocument, PassageHit, SearchPassagesInput, UpsertDocumentInput } from '../store.ts';
 import { escapeLike } from './codec.ts';
 import type { SqlContext } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
-import { queryTerms } from '../../shared/terms.ts';
 
 type Row = Record<string, unknown>;
 
@@ -16,6 +16,7 @@ function toDocument(row: Row): CorpusDocument {
     mtimeMs: Number(row.mtime_ms),
     contentHash: String(row.content_hash),
     chars: Number(row.chars),
+    navigation: Number(row.navigation) === 1,
     indexedAt: Number(row.indexed_at),
   };
 }
@@ -26,34 +27,56 @@ async function removeDocumentInTx(ctx: SqlContext, tx: SqlExecutor, documentId: 
   await tx.query('DELETE FROM corpus_documents WHERE id = ?', [documentId]);
 }
 
+/** The passage's heading path and every heading line inside it (a glossary term, an API entry). */
+function headingField(passage: { headings: string; text: string }): string {
+  const inside = [...passage.text.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((match) => match[1]!);
+  return [passage.headings, ...inside].join(' › ');
+}
+
 export async function upsertDocument(ctx: SqlContext, input: UpsertDocumentInput): Promise<CorpusDocument> {
   return ctx.driver.transaction(async (tx) => {
     const existing = await tx.query<{ id: number }>('SELECT id FROM corpus_documents WHERE path = ?', [input.path]);
     if (existing[0]) await removeDocumentInTx(ctx, tx, Number(existing[0].id));
     const [document] = await tx.query(
-      `INSERT INTO corpus_documents (path, title, kind, size, mtime_ms, content_hash, chars, indexed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ${ctx.now}) RETURNING *`,
-      [input.path, input.title, input.kind, input.size, input.mtimeMs, input.contentHash, input.chars],
+      `INSERT INTO corpus_documents (path, title, kind, size, mtime_ms, content_hash, chars, navigation, indexed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}) RETURNING *`,
+      [
+        input.path,
+        input.title,
+        input.kind,
+        input.size,
+        input.mtimeMs,
+        input.contentHash,
+        input.chars,
+        input.navigation ? 1 : 0,
+      ],
     );
     const documentId = Number(document!.id);
-    for (const [position, passage] of input.passages.entries()) {
-      const [row] = await tx.query<{ id: number }>(
-        'INSERT INTO corpus_passages (document_id, position, start_offset, end_offset, text) VALUES (?, ?, ?, ?, ?) RETURNING id',
-        [documentId, position, passage.start, passage.end, passage.text],
-      );
-      await ctx.driver.fullText.indexPassage(tx, { id: Number(row!.id), title: input.title, text: passage.text });
-    }
+    await ctx.driver.fullText.insertPassages(
+      tx,
+      { id: documentId, title: input.title },
+      input.passages.map((passage, position) => ({ ...passage, position, headingField: headingField(passage) })),
+    );
     return toDocument(document!);
   });
 }
 
-export async function touchDocument(ctx: SqlContext, input: { path: string; mtimeMs: number; size: number }): Promise<void> {
-  await ctx.driver.query(`UPDATE corpus_documents SET mtime_ms = ?, size = ?, indexed_at = ${ctx.now} WHERE path = ?`, [input.mtimeMs, input.size, input.path]);
+export async function touchDocument(
+  ctx: SqlContext,
+  input: { path: string; mtimeMs: number; size: number },
+): Promise<void> {
+  await ctx.driver.query(`UPDATE corpus_documents SET mtime_ms = ?, size = ?, indexed_at = ${ctx.now} WHERE path = ?`, [
+    input.mtimeMs,
+    input.size,
+    input.path,
+  ]);
 }
 
 export async function listDocuments(ctx: SqlContext, options: { pathPrefix?: string } = {}): Promise<CorpusDocument[]> {
   const rows = options.pathPrefix
-    ? await ctx.driver.query(`SELECT * FROM corpus_documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path`, [`${escapeLike(options.pathPrefix)}%`])
+    ? await ctx.driver.query(`SELECT * FROM corpus_documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path`, [
+        `${escapeLike(options.pathPrefix)}%`,
+      ])
     : await ctx.driver.query('SELECT * FROM corpus_documents ORDER BY path');
   return rows.map(toDocument);
 }
@@ -72,18 +95,114 @@ export async function removeDocuments(ctx: SqlContext, paths: string[]): Promise
   });
 }
 
-export async function searchPassages(ctx: SqlContext, input: SearchPassagesInput): Promise<PassageHit[]> {
-  const terms = queryTerms(input.query);
-  if (terms.length === 0) return [];
-  const prefixes = input.pathPrefixes ?? [];
-  const filter = prefixes.length ? ` AND (${prefixes.map(() => `d.path LIKE ? ESCAPE '\\'`).join(' OR ')})` : '';
-  const { fullText } = ctx.driver;
-  const rows = await ctx.driver.query(fullText.searchSql(filter), [
-    ...fullText.searchParams(terms),
-    ...prefixes.map((prefix) => `${escapeLike(prefix)}%`),
-    input.limit ?? 10,
-  ]);
-  return rows.map((row) => ({
+/** How much a passage's links and a navigation page lower its rank: prose first, link lists last. */
+function proseWeight(linkDensity: number, navigation: boolean): number {
+  return (1 - 0.8 * Math.min(1, linkDensity)) * (navigation ? 0.05 : 1);
+}
+
+/** Field weights and length normalization of the BM25F ranking (title and headings count more than text). */
+const FIELDS = {
+  title: { weight: 3, b: 0.5 },
+  headings: { weight: 2, b: 0.5 },
+  text: { weight: 1, b: 0.75 },
+} as const;
+type Field = keyof typeof FIELDS;
+const K1 = 1.2;
+
+interface Candidate {
+  hit: PassageHit;
+  /** Stem counts per field. */
+  counts: Record<Field, Map<string, number>>;
+  lengths: Record<Field, number>;
+  headingStems: Set<string>[];
+}
+
+function count(text: string): { counts: Map<string, number>; length: number } {
+  const counts = new Map<string, number>();
+  const all = stems(text);
+  for (const term of all) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return { counts, length: all.length };
+}
+
+function candidate(hit: PassageHit): Candidate {
+  const inner = [...hit.text.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((match) => match[1]!);
+  const headings = [hit.headings.split(' › ').at(-1) ?? '', ...inner];
+  // An API entry ("json.dumps(obj, *, skipkeys=False…)") is named by what comes before its arguments.
+  const names = headings.flatMap((heading) => {
+    const name = /^(?:class\s+|@)?([\w.]+)\s*\(/.exec(heading.replace(/`/g, ''))?.[1];
+    return name ? [name, name.split('.').at(-1)!] : [];
+  });
+  const title = count(hit.title);
+  const heading = count(headings.join(' '));
+  const text = count(hit.text);
+  return {
+    hit,
+    counts: { title: title.counts, headings: heading.counts, text: text.counts },
+    lengths: { title: title.length, headings: heading.length, text: text.length },
+    headingStems: [...headings, ...names].map((each) => new Set(stems(each))).filter((each) => each.size > 0),
+  };
+}
+
+/** The subject part of a title ("json — JSON encoder and decoder" → "json"). */
+function titleHead(title: string): Set<string> {
+  return new Set(stems(title.split(/\s+[—–-]\s+|:\s/)[0] ?? ''));
+}
+
+/**
+ * BM25F over the candidates: each field's term frequency normalized by that field's own length, so a
+ * title repeated on every passage of a page does not favour the shortest passages; plus a bonus for a
+ * section or page named exactly what the query asks about (a glossary entry, a module's page); times
+ * the prose weight (link lists and navigation pages last).
+ */
+function rankCandidates(candidates: Candidate[], query: string[], idf: Map<string, number>): PassageHit[] {
+  const average = (field: Field) =>
+    Math.max(1, candidates.reduce((sum, each) => sum + each.lengths[field], 0) / Math.max(1, candidates.length));
+  const averages = { title: average('title'), headings: average('headings'), text: average('text') };
+  // What the query is about: its terms that are not everywhere ("python" in Python's own manual).
+  const specific = query.filter((term) => (idf.get(term) ?? 0) >= 1.6);
+  const wanted = new Set(specific.length > 0 ? specific : query);
+  return candidates
+    .map(({ hit, counts, lengths, headingStems }) => {
+      let score = 0;
+      for (const term of query) {
+        let tf = 0;
+        for (const field of Object.keys(FIELDS) as Field[]) {
+          const { weight, b } = FIELDS[field];
+          const frequency = counts[field].get(term) ?? 0;
+          if (frequency > 0) tf += (weight * frequency) / (1 - b + (b * lengths[field]) / averages[field]);
+        }
+        if (tf > 0) score += (idf.get(term) ?? 0) * ((tf * (K1 + 1)) / (tf + K1));
+      }
+      // Named exactly: every specific query term, and nothing the query does not ask about.
+      const named = (stemSet: Set<string>) =>
+        [...wanted].every((term) => stemSet.has(term)) && [...stemSet].every((term) => query.includes(term));
+      // A page named for the subject (a module's page) is about it more surely than a section that is.
+      const bonus = named(titleHead(hit.title)) ? score * 0.6 + 2 : headingStems.some(named) ? score * 0.4 + 1 : 0;
+      const total = (score + bonus) * proseWeight(hit.linkDensity, hit.navigation);
+      return { ...hit, score: Number(total.toFixed(6)) };
+    })
+    .sort((a, b) => b.score - a.score || a.passageId - b.passageId);
+}
+
+/** Inverse document frequency of each query term over all passages (counted by the full-text index). */
+async function inverseFrequencies(ctx: SqlContext, terms: string[]): Promise<Map<string, number>> {
+  const [total] = await ctx.driver.query<{ n: number }>('SELECT COUNT(*) AS n FROM corpus_passages');
+  const passages = Number(total?.n ?? 0);
+  const idf = new Map<string, number>();
+  for (const term of terms) {
+    const [row] = await ctx.driver.query<{ n: number }>(
+      ctx.driver.fullText.countSql,
+      ctx.driver.fullText.searchParams([term]),
+    );
+    const frequency = Number(row?.n ?? 0);
+    const key = stem(term);
+    idf.set(key, Math.max(idf.get(key) ?? 0, Math.log(1 + (passages - frequency + 0.5) / (frequency + 0.5))));
+  }
+  return idf;
+}
+
+function toHit(row: Row, score: number): PassageHit {
+  return {
     passageId: Number(row.passage_id),
     documentId: Number(row.document_id),
     path: String(row.path),
@@ -92,6 +211,45 @@ export async function searchPassages(ctx: SqlContext, input: SearchPassagesInput
     start: Number(row.start_offset),
     end: Number(row.end_offset),
     text: String(row.text),
-    score: Number(row.score),
-  }));
+    headings: String(row.headings),
+    linkDensity: Number(row.link_density),
+    navigation: Number(row.navigation) === 1,
+    score,
+  };
+}
+
+export async function readPassages(
+  ctx: SqlContext,
+  input: { documentId: number; positions: number[] },
+): Promise<PassageHit[]> {
+  if (input.positions.length === 0) return [];
+  const rows = await ctx.driver.query(
+    `SELECT p.id AS passage_id, p.document_id, p.position, p.start_offset, p.end_offset, p.text, p.headings, p.link_density,
+       d.path, d.title, d.navigation
+     FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id
+     WHERE p.document_id = ? AND p.position IN (${input.positions.map(() => '?').join(', ')}) ORDER BY p.position`,
+    [input.documentId, ...input.positions],
+  );
+  return rows.map((row) => toHit(row, 0));
+}
+
+export async function searchPassages(ctx: SqlContext, input: SearchPassagesInput): Promise<PassageHit[]> {
+  const terms = queryTerms(input.query);
+  if (terms.length === 0) return [];
+  const limit = input.limit ?? 10;
+  const prefixes = input.pathPrefixes ?? [];
+  const filter = prefixes.length ? ` AND (${prefixes.map(() => `d.path LIKE ? ESCAPE '\\'`).join(' OR ')})` : '';
+  const { fullText } = ctx.driver;
+  // Candidates by the index's own relevance, then ranked with fields (BM25F) and prose weight.
+  const rows = await ctx.driver.query(fullText.searchSql(filter), [
+    ...fullText.searchParams(terms),
+    ...prefixes.map((prefix) => `${escapeLike(prefix)}%`),
+    Math.max(limit * 4, 200),
+  ]);
+  const idf = await inverseFrequencies(ctx, terms);
+  return rankCandidates(
+    rows.map((row) => candidate(toHit(row, 0))),
+    [...new Set(terms.map(stem))],
+    idf,
+  ).slice(0, limit);
 }

@@ -1,16 +1,26 @@
 import type { EventInput, Fence, OwnerScope, StoredEvent } from '../store.ts';
 import { decodeJson, encodeJson } from './codec.ts';
-import { checkFence, readSession, touchSession, type SqlContext } from './context.ts';
+import { checkFence, readSession, type SqlContext, touchSession } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /** Channel of "session X has events up to offset N" notifications; payload `sessionId:offset`. */
 export const EVENTS_CHANNEL = 'events';
 
+/** An event with its number; the pair type/data stays as the writer built it. */
+function stored(sessionId: string, offset: number, event: EventInput, createdAt: number): StoredEvent {
+  return { sessionId, offset, createdAt, ...event };
+}
+
 /**
  * Appends events with consecutive offsets. The offset counter lives on the session row, which the
  * caller has locked (fence or touch), so concurrent appends queue up and never leave gaps.
  */
-export async function appendEventsInTx(ctx: SqlContext, tx: SqlExecutor, sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]> {
+export async function appendEventsInTx(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  sessionId: string,
+  events: readonly EventInput[],
+): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   const rows = await tx.query<{ last_event_offset: number; now: number }>(
     `UPDATE sessions SET last_event_offset = last_event_offset + ? WHERE id = ? RETURNING last_event_offset, ${ctx.now} AS now`,
@@ -18,24 +28,29 @@ export async function appendEventsInTx(ctx: SqlContext, tx: SqlExecutor, session
   );
   const last = Number(rows[0]!.last_event_offset);
   const createdAt = Number(rows[0]!.now);
-  const stored: StoredEvent[] = [];
   const params: unknown[] = [];
-  events.forEach((event, index) => {
+  const written = events.map((event, index) => {
     const offset = last - events.length + index + 1;
     params.push(sessionId, offset, event.type, encodeJson(event.data ?? null), createdAt);
-    stored.push({ sessionId, offset, type: event.type, data: event.data ?? null, createdAt });
+    return stored(sessionId, offset, event, createdAt);
   });
   // One multi-row insert: one round trip however many events a write carries.
-  await tx.query(`INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES ${events.map(() => '(?, ?, ?, ?, ?)').join(', ')}`, params);
+  await tx.query(
+    `INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES ${events.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+    params,
+  );
   tx.notify(EVENTS_CHANNEL, `${sessionId}:${last}`);
-  return stored;
+  return written;
 }
 
-export async function appendEvent(ctx: SqlContext, input: { sessionId: string; fence?: Fence } & EventInput): Promise<StoredEvent> {
+export async function appendEvent(
+  ctx: SqlContext,
+  input: { sessionId: string; fence?: Fence; event: EventInput },
+): Promise<StoredEvent> {
   return ctx.driver.transaction(async (tx) => {
     if (input.fence) await checkFence(ctx, tx, input.fence);
     else await touchSession(ctx, tx, input.sessionId);
-    const [event] = await appendEventsInTx(ctx, tx, input.sessionId, [{ type: input.type, data: input.data }]);
+    const [event] = await appendEventsInTx(ctx, tx, input.sessionId, [input.event]);
     return event!;
   });
 }
@@ -51,11 +66,13 @@ export async function readEvents(
     [sessionId, options.after ?? 0, options.limit ?? 1000],
   );
   if (rows.length === 0 && options.ownerId === undefined) await readSession(ctx, ctx.driver, sessionId);
-  return rows.map((row) => ({
-    sessionId: String(row.session_id),
-    offset: Number(row.event_offset),
-    type: String(row.type),
-    data: decodeJson(row.data) ?? null,
-    createdAt: Number(row.created_at),
-  }));
+  // Written through the typed union only (the validating store checks the type), so the pair is sound.
+  return rows.map((row) =>
+    stored(
+      String(row.session_id),
+      Number(row.event_offset),
+      { type: row.type, data: decodeJson(row.data) ?? null } as EventInput,
+      Number(row.created_at),
+    ),
+  );
 }

@@ -7,7 +7,8 @@ import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
 
-const STEP_COLUMNS = 'key, seq, phase, kind, status, attempts, input, input_blob, output, output_blob, prompt_blob, error_code, error_message, usage, started_at, ended_at';
+const STEP_COLUMNS =
+  'key, seq, phase, kind, status, attempts, input, input_blob, output, output_blob, prompt_blob, error_code, error_message, usage, started_at, ended_at';
 
 /** Where the copy stops: runs before the cut are copied whole, the cut run up to a step. */
 interface Cut {
@@ -40,11 +41,15 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
     const forkId = input.newSessionId ?? newId();
     const workflow = input.workflow ?? source.workflow;
     await tx.query(
-      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, created_at, updated_at)
-       SELECT ?, owner_id, ?, question, 'interrupted', settings, ?, ?, ${ctx.now}, ${ctx.now} FROM sessions WHERE id = ?`,
+      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, forked_from,
+         created_at, updated_at)
+       SELECT ?, owner_id, ?, question, 'interrupted', settings, ?, ?, id, ${ctx.now}, ${ctx.now} FROM sessions WHERE id = ?`,
       [forkId, input.title ?? `${source.title} (fork)`, workflow.name, workflow.version, source.id],
     );
-    await tx.query('INSERT INTO blob_refs (session_id, hash) SELECT ?, hash FROM blob_refs WHERE session_id = ?', [forkId, source.id]);
+    await tx.query('INSERT INTO blob_refs (session_id, hash) SELECT ?, hash FROM blob_refs WHERE session_id = ?', [
+      forkId,
+      source.id,
+    ]);
 
     const runs = await tx.query<Row>('SELECT * FROM runs WHERE session_id = ? ORDER BY number', [source.id]);
     let currentRunId: string | null = null;
@@ -80,7 +85,9 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
       );
     }
     await refreshForkCounters(tx, forkId, currentRunId);
-    await appendEventsInTx(ctx, tx, forkId, [{ type: 'session-fork', data: { from: source.id, beforeStep: input.beforeStep ?? null } }]);
+    await appendEventsInTx(ctx, tx, forkId, [
+      { type: 'session-fork', data: { from: source.id, beforeStep: input.beforeStep ?? null } },
+    ]);
     return readSession(ctx, tx, forkId);
   });
 }
@@ -88,13 +95,21 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
 async function refreshForkCounters(tx: SqlExecutor, forkId: string, runId: string | null): Promise<void> {
   const runCount = await tx.query<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE session_id = ?', [forkId]);
   // Messages keep their seq; the counter continues after the highest one.
-  const maxSeq = await tx.query<{ n: number | null }>('SELECT MAX(seq) AS n FROM messages WHERE session_id = ?', [forkId]);
+  const maxSeq = await tx.query<{ n: number | null }>('SELECT MAX(seq) AS n FROM messages WHERE session_id = ?', [
+    forkId,
+  ]);
   const counts = await tx.query<{ known: number; completed: number }>(
     `SELECT COUNT(*) AS known, COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed FROM steps WHERE run_id = ?`,
     [runId],
   );
-  const phase = await tx.query<{ phase: string | null }>("SELECT phase FROM steps WHERE run_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT 1", [runId]);
-  const next = await tx.query<{ key: string }>("SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1", [runId]);
+  const phase = await tx.query<{ phase: string | null }>(
+    "SELECT phase FROM steps WHERE run_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT 1",
+    [runId],
+  );
+  const next = await tx.query<{ key: string }>(
+    "SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1",
+    [runId],
+  );
   await tx.query(
     `UPDATE sessions SET current_run_id = ?, run_count = ?, message_count = ?, known_steps = ?, completed_steps = ?, progress_phase = ?, next_step = ?
      WHERE id = ?`,

@@ -8,13 +8,18 @@ function importedStatus(status: string): string {
   return ['completed', 'failed', 'waiting', 'interrupted'].includes(status) ? status : 'interrupted';
 }
 
-export async function importSession(ctx: SqlContext, snapshot: SessionSnapshot, options: { ownerId: string }): Promise<Session> {
+export async function importSession(
+  ctx: SqlContext,
+  snapshot: SessionSnapshot,
+  options: { ownerId: string },
+): Promise<Session> {
   return ctx.driver.transaction(async (tx) => {
     const source = snapshot.session;
     const runIds = snapshot.runs.map((run) => run.id);
     const taken =
       (await tx.query('SELECT id FROM sessions WHERE id = ?', [source.id])).length > 0 ||
-      (runIds.length > 0 && (await tx.query(`SELECT id FROM runs WHERE id IN (${runIds.map(() => '?').join(', ')})`, runIds)).length > 0);
+      (runIds.length > 0 &&
+        (await tx.query(`SELECT id FROM runs WHERE id IN (${runIds.map(() => '?').join(', ')})`, runIds)).length > 0);
     const sessionId = taken ? newId() : source.id;
     const runIdMap = new Map(snapshot.runs.map((run) => [run.id, taken ? newId() : run.id]));
     const mapRun = (id: string | null) => (id === null ? null : (runIdMap.get(id) ?? null));
@@ -41,22 +46,27 @@ export async function importSession(ctx: SqlContext, snapshot: SessionSnapshot, 
     );
     for (const run of snapshot.runs) {
       const steps = snapshot.steps.filter((step) => step.runId === run.id);
-      await tx.query('INSERT INTO runs (id, session_id, number, kind, input, status, output, next_seq, created_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-        mapRun(run.id),
-        sessionId,
-        run.number,
-        run.kind,
-        encodeJson(run.input),
-        run.status,
-        encodeJson(run.output),
-        Math.max(0, ...steps.map((step) => step.seq)),
-        run.createdAt,
-        run.endedAt,
-      ]);
+      await tx.query(
+        'INSERT INTO runs (id, session_id, number, kind, input, status, output, next_seq, created_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          mapRun(run.id),
+          sessionId,
+          run.number,
+          run.kind,
+          encodeJson(run.input),
+          run.status,
+          encodeJson(run.output),
+          Math.max(0, ...steps.map((step) => step.seq)),
+          run.createdAt,
+          run.endedAt,
+        ],
+      );
       for (const step of steps) {
         const input = await storePayload(tx, ctx.now, sessionId, step.input);
         const output = await storePayload(tx, ctx.now, sessionId, step.output);
-        const prompt = step.prompt ? await putBlobInTx(tx, ctx.now, sessionId, Buffer.from(encodeJson(step.prompt)!, 'utf8')) : null;
+        const prompt = step.prompt
+          ? await putBlobInTx(tx, ctx.now, sessionId, Buffer.from(encodeJson(step.prompt)!, 'utf8'))
+          : null;
         await tx.query(
           `INSERT INTO steps (run_id, session_id, key, seq, phase, kind, status, attempts, input, input_blob, output, output_blob, prompt_blob,
              error_code, error_message, usage, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -84,34 +94,52 @@ export async function importSession(ctx: SqlContext, snapshot: SessionSnapshot, 
       }
     }
     for (const message of snapshot.messages) {
-      await tx.query('INSERT INTO messages (id, session_id, seq, role, content, run_id, phase, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        newId(),
-        sessionId,
-        message.seq,
-        message.role,
-        message.content,
-        mapRun(message.runId),
-        message.phase,
-        message.createdAt,
-      ]);
+      await tx.query(
+        'INSERT INTO messages (id, session_id, seq, role, content, run_id, phase, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          newId(),
+          sessionId,
+          message.seq,
+          message.role,
+          message.content,
+          mapRun(message.runId),
+          message.phase,
+          message.createdAt,
+        ],
+      );
     }
     for (const item of snapshot.sources) {
       await tx.query(
         `INSERT INTO sources (id, session_id, url, title, content_hash, citation, times_considered, times_selected, metadata, run_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [newId(), sessionId, item.url, item.title, item.contentHash, item.citation, item.timesConsidered, item.timesSelected, encodeJson(item.metadata ?? {}), mapRun(item.runId), item.createdAt],
+        [
+          newId(),
+          sessionId,
+          item.url,
+          item.title,
+          item.contentHash,
+          item.citation,
+          item.timesConsidered,
+          item.timesSelected,
+          encodeJson(item.metadata ?? {}),
+          mapRun(item.runId),
+          item.createdAt,
+        ],
       );
     }
     if (current) {
       const liveSteps = snapshot.steps.filter((step) => step.runId === current.id).sort((a, b) => a.seq - b.seq);
       const completed = liveSteps.filter((step) => step.status === 'completed');
-      await tx.query('UPDATE sessions SET known_steps = ?, completed_steps = ?, progress_phase = ?, next_step = ? WHERE id = ?', [
-        liveSteps.length,
-        completed.length,
-        completed.at(-1)?.phase ?? null,
-        liveSteps.find((step) => step.status !== 'completed')?.key ?? null,
-        sessionId,
-      ]);
+      await tx.query(
+        'UPDATE sessions SET known_steps = ?, completed_steps = ?, progress_phase = ?, next_step = ? WHERE id = ?',
+        [
+          liveSteps.length,
+          completed.length,
+          completed.at(-1)?.phase ?? null,
+          liveSteps.find((step) => step.status !== 'completed')?.key ?? null,
+          sessionId,
+        ],
+      );
     }
     await appendEventsInTx(ctx, tx, sessionId, [{ type: 'session-import', data: { originalId: source.id } }]);
     return readSession(ctx, tx, sessionId);

@@ -1,7 +1,7 @@
 import { QuarryError } from '../errors.ts';
 import type { DeliverInputInput, DeliverInputResult } from '../store.ts';
 import { decodeJson, encodeJson } from './codec.ts';
-import { notifyRunnable, readSession, touchSession, type SqlContext } from './context.ts';
+import { notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
 import { appendEventsInTx } from './events.ts';
 
 /**
@@ -18,12 +18,14 @@ export async function deliverInput(ctx: SqlContext, input: DeliverInputInput): P
       [input.sessionId, input.requestKey, encodeJson(input.value), input.runId, input.sessionId],
     );
     if (inserted.length === 0) {
-      const rows = await tx.query<{ value: string | null }>('SELECT value FROM inbox WHERE run_id = ? AND request_key = ? AND session_id = ?', [
-        input.runId,
-        input.requestKey,
-        input.sessionId,
-      ]);
-      if (rows.length === 0) throw new QuarryError('RUN_NOT_FOUND', `Session "${input.sessionId}" has no run "${input.runId}".`, { details: { runId: input.runId } });
+      const rows = await tx.query<{ value: string | null }>(
+        'SELECT value FROM inbox WHERE run_id = ? AND request_key = ? AND session_id = ?',
+        [input.runId, input.requestKey, input.sessionId],
+      );
+      if (rows.length === 0)
+        throw new QuarryError('RUN_NOT_FOUND', `Session "${input.sessionId}" has no run "${input.runId}".`, {
+          details: { runId: input.runId },
+        });
       return { accepted: false, value: decodeJson(rows[0]?.value), queued: false };
     }
     const session = await readSession(ctx, tx, input.sessionId);
@@ -38,7 +40,14 @@ export async function deliverInput(ctx: SqlContext, input: DeliverInputInput): P
   });
 }
 
-export async function readInput(ctx: SqlContext, runId: string, requestKey: string): Promise<{ value: unknown } | undefined> {
-  const rows = await ctx.driver.query<{ value: string | null }>('SELECT value FROM inbox WHERE run_id = ? AND request_key = ?', [runId, requestKey]);
+export async function readInput(
+  ctx: SqlContext,
+  runId: string,
+  requestKey: string,
+): Promise<{ value: unknown } | undefined> {
+  const rows = await ctx.driver.query<{ value: string | null }>(
+    'SELECT value FROM inbox WHERE run_id = ? AND request_key = ?',
+    [runId, requestKey],
+  );
   return rows[0] ? { value: decodeJson(rows[0].value) } : undefined;
 }

@@ -2,6 +2,7 @@ import { QuarryError } from '../errors.ts';
 import type {
   BeginStepInput,
   CompleteStepInput,
+  EventInput,
   FailStepInput,
   Fence,
   ListStepsOptions,
@@ -19,11 +20,13 @@ import type { SqlExecutor } from './sql-driver.ts';
 type Row = Record<string, unknown>;
 
 /** Blob bytes of a payload column, looked up only for rows that have one. */
-const blobData = (column: string) => `CASE WHEN s.${column}_blob IS NULL THEN NULL ELSE (SELECT data FROM blobs WHERE hash = s.${column}_blob) END`;
+const blobData = (column: string) =>
+  `CASE WHEN s.${column}_blob IS NULL THEN NULL ELSE (SELECT data FROM blobs WHERE hash = s.${column}_blob) END`;
 
 // Named columns and scalar subqueries instead of `s.*` and LEFT JOINs: loading a 10,000-step
 // journal on SQLite takes about half the time (bench/engine-resume.ts).
-const STEP_COLUMNS = 's.run_id, s.key, s.seq, s.phase, s.kind, s.status, s.attempts, s.input, s.output, s.error_code, s.error_message, s.usage, s.started_at, s.ended_at';
+const STEP_COLUMNS =
+  's.run_id, s.key, s.seq, s.phase, s.kind, s.status, s.attempts, s.input, s.output, s.error_code, s.error_message, s.usage, s.started_at, s.ended_at';
 const JOURNAL_SELECT = `SELECT ${STEP_COLUMNS}, ${blobData('input')} AS input_data, ${blobData('output')} AS output_data FROM steps s`;
 
 function stepNotFound(runId: string, key: string): QuarryError {
@@ -31,12 +34,22 @@ function stepNotFound(runId: string, key: string): QuarryError {
 }
 
 async function readLiveStep(tx: SqlExecutor, runId: string, key: string): Promise<StepRecord | null> {
-  const rows = await tx.query(`${JOURNAL_SELECT} WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`, [runId, key]);
+  const rows = await tx.query(`${JOURNAL_SELECT} WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`, [
+    runId,
+    key,
+  ]);
   return rows[0] ? toStepRecord(rows[0]) : null;
 }
 
 /** Keeps the session's `next_step` (first incomplete live step) current, for listings. */
-async function refreshNextStep(ctx: SqlContext, tx: SqlExecutor, sessionId: string, runId: string, counters = '', counterParams: unknown[] = []): Promise<void> {
+async function refreshNextStep(
+  _ctx: SqlContext,
+  tx: SqlExecutor,
+  sessionId: string,
+  runId: string,
+  counters = '',
+  counterParams: unknown[] = [],
+): Promise<void> {
   // One statement (one round trip): the partial index on incomplete steps makes the subquery cheap.
   await tx.query(
     `UPDATE sessions SET next_step = (SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1)${counters}
@@ -50,30 +63,55 @@ function asStored(value: unknown): unknown {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
-async function beginStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
+async function beginStepInTx(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  fence: Fence,
+  input: BeginStepInput,
+): Promise<StepRecord> {
   const existing = await readLiveStep(tx, input.runId, input.key);
   if (existing?.status === 'completed') {
-    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, { runId: input.runId, key: input.key });
+    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, {
+      runId: input.runId,
+      key: input.key,
+    });
   }
   const payload = await storePayload(tx, ctx.now, fence.sessionId, input.input);
+  const promptBlob = input.prompt
+    ? await putBlobInTx(tx, ctx.now, fence.sessionId, Buffer.from(encodeJson(input.prompt)!, 'utf8'))
+    : null;
   let written: { seq: number; attempts: number; started_at: number };
   if (existing) {
     [written] = (await tx.query<typeof written>(
-      `UPDATE steps SET status = 'running', attempts = attempts + 1, input = ?, input_blob = ?, error_code = NULL, error_message = NULL,
-         started_at = ${ctx.now}, ended_at = NULL WHERE run_id = ? AND key = ? AND status <> 'superseded' RETURNING seq, attempts, started_at`,
-      [payload.inline, payload.blob, input.runId, input.key],
+      `UPDATE steps SET status = 'running', attempts = attempts + 1, input = ?, input_blob = ?, prompt_blob = ?, error_code = NULL,
+         error_message = NULL, started_at = ${ctx.now}, ended_at = NULL
+       WHERE run_id = ? AND key = ? AND status <> 'superseded' RETURNING seq, attempts, started_at`,
+      [payload.inline, payload.blob, promptBlob, input.runId, input.key],
     )) as [typeof written];
     await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
   } else {
-    const seqRows = await tx.query<{ next_seq: number }>('UPDATE runs SET next_seq = next_seq + 1 WHERE id = ? AND session_id = ? RETURNING next_seq', [
-      input.runId,
-      fence.sessionId,
-    ]);
-    if (!seqRows[0]) throw new QuarryError('RUN_NOT_FOUND', `No run "${input.runId}" in session "${fence.sessionId}".`, { details: { runId: input.runId } });
+    const seqRows = await tx.query<{ next_seq: number }>(
+      'UPDATE runs SET next_seq = next_seq + 1 WHERE id = ? AND session_id = ? RETURNING next_seq',
+      [input.runId, fence.sessionId],
+    );
+    if (!seqRows[0])
+      throw new QuarryError('RUN_NOT_FOUND', `No run "${input.runId}" in session "${fence.sessionId}".`, {
+        details: { runId: input.runId },
+      });
     [written] = (await tx.query<typeof written>(
-      `INSERT INTO steps (run_id, session_id, key, seq, phase, kind, status, attempts, input, input_blob, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'running', 1, ?, ?, ${ctx.now}) RETURNING seq, attempts, started_at`,
-      [input.runId, fence.sessionId, input.key, seqRows[0].next_seq, input.phase ?? null, input.kind, payload.inline, payload.blob],
+      `INSERT INTO steps (run_id, session_id, key, seq, phase, kind, status, attempts, input, input_blob, prompt_blob, started_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'running', 1, ?, ?, ?, ${ctx.now}) RETURNING seq, attempts, started_at`,
+      [
+        input.runId,
+        fence.sessionId,
+        input.key,
+        seqRows[0].next_seq,
+        input.phase ?? null,
+        input.kind,
+        payload.inline,
+        payload.blob,
+        promptBlob,
+      ],
     )) as [typeof written];
     await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', known_steps = known_steps + 1');
   }
@@ -96,22 +134,42 @@ async function beginStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, inp
   };
 }
 
-async function completeStepInTx(ctx: SqlContext, tx: SqlExecutor, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
+async function completeStepInTx(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  fence: Fence,
+  input: CompleteStepInput,
+): Promise<StepRecord> {
   const existing = await readLiveStep(tx, input.runId, input.key);
   if (!existing) throw stepNotFound(input.runId, input.key);
   if (existing.status === 'completed') {
-    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, { runId: input.runId, key: input.key });
+    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, {
+      runId: input.runId,
+      key: input.key,
+    });
   }
   const payload = await storePayload(tx, ctx.now, fence.sessionId, input.output);
-  const promptBlob = input.prompt ? await putBlobInTx(tx, ctx.now, fence.sessionId, Buffer.from(encodeJson(input.prompt)!, 'utf8')) : null;
   const [ended] = await tx.query<{ ended_at: number }>(
-    `UPDATE steps SET status = 'completed', output = ?, output_blob = ?, prompt_blob = ?, usage = ?, ended_at = ${ctx.now}
+    `UPDATE steps SET status = 'completed', output = ?, output_blob = ?, usage = ?, ended_at = ${ctx.now}
      WHERE run_id = ? AND key = ? AND status <> 'superseded' RETURNING ended_at`,
-    [payload.inline, payload.blob, promptBlob, input.usage ? encodeJson(input.usage) : null, input.runId, input.key],
+    [payload.inline, payload.blob, input.usage ? encodeJson(input.usage) : null, input.runId, input.key],
   );
-  await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', completed_steps = completed_steps + 1, progress_phase = ?', [existing.phase]);
+  await refreshNextStep(
+    ctx,
+    tx,
+    fence.sessionId,
+    input.runId,
+    ', completed_steps = completed_steps + 1, progress_phase = ?',
+    [existing.phase],
+  );
   await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
-  return { ...existing, status: 'completed', output: asStored(input.output), usage: input.usage ? (asStored(input.usage) as StepRecord['usage']) : null, endedAt: Number(ended!.ended_at) };
+  return {
+    ...existing,
+    status: 'completed',
+    output: asStored(input.output),
+    usage: input.usage ? (asStored(input.usage) as StepRecord['usage']) : null,
+    endedAt: Number(ended!.ended_at),
+  };
 }
 
 export function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
@@ -141,7 +199,8 @@ export function failStep(ctx: SqlContext, fence: Fence, input: FailStepInput): P
     await checkFence(ctx, tx, fence);
     const existing = await readLiveStep(tx, input.runId, input.key);
     if (!existing) throw stepNotFound(input.runId, input.key);
-    if (existing.status === 'completed') throw conflict(`Step "${input.key}" is already completed.`, { runId: input.runId, key: input.key });
+    if (existing.status === 'completed')
+      throw conflict(`Step "${input.key}" is already completed.`, { runId: input.runId, key: input.key });
     await tx.query(
       `UPDATE steps SET status = 'failed', error_code = ?, error_message = ?, ended_at = ${ctx.now}
        WHERE run_id = ? AND key = ? AND status <> 'superseded'`,
@@ -153,7 +212,11 @@ export function failStep(ctx: SqlContext, fence: Fence, input: FailStepInput): P
   });
 }
 
-export function supersedeSteps(ctx: SqlContext, fence: Fence, input: { runId: string; fromSeq: number; events?: { type: string; data?: unknown }[] }): Promise<number> {
+export function supersedeSteps(
+  ctx: SqlContext,
+  fence: Fence,
+  input: { runId: string; fromSeq: number; events?: EventInput[] },
+): Promise<number> {
   return ctx.driver.transaction(async (tx) => {
     await checkFence(ctx, tx, fence);
     await tx.query(
@@ -165,7 +228,10 @@ export function supersedeSteps(ctx: SqlContext, fence: Fence, input: { runId: st
       "UPDATE steps SET status = 'superseded' WHERE run_id = ? AND session_id = ? AND seq >= ? AND status <> 'superseded' RETURNING id",
       [input.runId, fence.sessionId, input.fromSeq],
     );
-    await tx.query("UPDATE runs SET status = 'open', output = NULL, ended_at = NULL WHERE id = ? AND session_id = ?", [input.runId, fence.sessionId]);
+    await tx.query("UPDATE runs SET status = 'open', output = NULL, ended_at = NULL WHERE id = ? AND session_id = ?", [
+      input.runId,
+      fence.sessionId,
+    ]);
     // Rare (a rewind), so recount from the journal instead of adjusting counters.
     const counts = await tx.query<{ known: number; completed: number }>(
       `SELECT COUNT(*) AS known, COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed
@@ -176,31 +242,44 @@ export function supersedeSteps(ctx: SqlContext, fence: Fence, input: { runId: st
       "SELECT phase FROM steps WHERE run_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT 1",
       [input.runId],
     );
-    await tx.query('UPDATE sessions SET known_steps = ?, completed_steps = ?, progress_phase = ? WHERE id = ? AND current_run_id = ?', [
-      Number(counts[0]?.known ?? 0),
-      Number(counts[0]?.completed ?? 0),
-      phase[0]?.phase ?? null,
-      fence.sessionId,
-      input.runId,
-    ]);
+    await tx.query(
+      'UPDATE sessions SET known_steps = ?, completed_steps = ?, progress_phase = ? WHERE id = ? AND current_run_id = ?',
+      [
+        Number(counts[0]?.known ?? 0),
+        Number(counts[0]?.completed ?? 0),
+        phase[0]?.phase ?? null,
+        fence.sessionId,
+        input.runId,
+      ],
+    );
     await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
     await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
     return changed.length;
   });
 }
 
-export async function loadJournal(ctx: SqlContext, runId: string, options: { includeSuperseded?: boolean } = {}): Promise<StepRecord[]> {
+export async function loadJournal(
+  ctx: SqlContext,
+  runId: string,
+  options: { includeSuperseded?: boolean } = {},
+): Promise<StepRecord[]> {
   const filter = options.includeSuperseded ? '' : " AND s.status <> 'superseded'";
   const rows = await ctx.driver.query(`${JOURNAL_SELECT} WHERE s.run_id = ?${filter} ORDER BY s.seq`, [runId]);
   return rows.map(toStepRecord);
 }
 
 function withPrompt(row: Row): StepDetail {
-  const prompt = row.prompt_data ? (decodeJson(Buffer.from(row.prompt_data as Uint8Array).toString('utf8')) as StepPrompt) : null;
+  const prompt = row.prompt_data
+    ? (decodeJson(Buffer.from(row.prompt_data as Uint8Array).toString('utf8')) as StepPrompt)
+    : null;
   return { ...toStepRecord(row), prompt };
 }
 
-export async function listSteps(ctx: SqlContext, sessionId: string, options: ListStepsOptions & OwnerScope = {}): Promise<StepDetail[]> {
+export async function listSteps(
+  ctx: SqlContext,
+  sessionId: string,
+  options: ListStepsOptions & OwnerScope = {},
+): Promise<StepDetail[]> {
   await readSession(ctx, ctx.driver, sessionId, options);
   const prompt = options.includePrompts ? `, ${blobData('prompt')} AS prompt_data` : '';
   let sql = `SELECT ${STEP_COLUMNS}, ${blobData('input')} AS input_data, ${blobData('output')} AS output_data${prompt}
@@ -220,10 +299,10 @@ export async function listSteps(ctx: SqlContext, sessionId: string, options: Lis
 }
 
 export async function getStep(ctx: SqlContext, runId: string, key: string): Promise<StepDetail> {
-  const rows = await ctx.driver.query(`${JOURNAL_SELECT.replace(' FROM steps s', `, ${blobData('prompt')} AS prompt_data FROM steps s`)} WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`, [
-    runId,
-    key,
-  ]);
+  const rows = await ctx.driver.query(
+    `${JOURNAL_SELECT.replace(' FROM steps s', `, ${blobData('prompt')} AS prompt_data FROM steps s`)} WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`,
+    [runId, key],
+  );
   if (!rows[0]) throw stepNotFound(runId, key);
   return withPrompt(rows[0]);
 }

@@ -1,5 +1,15 @@
-import { QuarryError, leaseLost, sessionNotFound } from '../errors.ts';
-import { sessionStatuses, type ClaimNextInput, type ClaimSessionInput, type HeartbeatResult, type Lease, type OwnerScope, type ReleaseInput, type Session, type StopResult } from '../store.ts';
+import { leaseLost, QuarryError, sessionNotFound } from '../errors.ts';
+import {
+  type ClaimNextInput,
+  type ClaimSessionInput,
+  type HeartbeatResult,
+  type Lease,
+  type OwnerScope,
+  type ReleaseInput,
+  type Session,
+  type StopResult,
+  sessionStatuses,
+} from '../store.ts';
 import { encodeJson } from './codec.ts';
 import { checkFence, notifyRunnable, readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
@@ -11,25 +21,48 @@ const DEFAULT_MAX_CLAIMS = 5;
 async function takeLease(
   ctx: SqlContext,
   tx: SqlExecutor,
-  input: { sessionId: string; workerId: string; ttlMs: number; fromStatuses: readonly string[]; ownerId?: string },
+  input: {
+    sessionId: string;
+    workerId: string;
+    ttlMs: number;
+    fromStatuses: readonly string[];
+    ownerId?: string;
+    host?: string;
+    pid?: number;
+    takeOverEpoch?: number;
+  },
 ): Promise<Lease | null> {
-  const params: unknown[] = [input.workerId, input.ttlMs, input.sessionId, ...input.fromStatuses];
+  const params: unknown[] = [input.workerId, input.host ?? null, input.pid ?? null, input.ttlMs, input.sessionId];
+  // Free (released or expired), or — for a takeover from a dead holder — still exactly that lease.
+  let free = `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < ${ctx.now}`;
+  if (input.takeOverEpoch !== undefined) {
+    free += ' OR lease_epoch = ?';
+    params.push(input.takeOverEpoch);
+  }
+  free += ')';
+  params.push(...input.fromStatuses);
   let ownerFilter = '';
   if (input.ownerId !== undefined) {
     ownerFilter = ' AND owner_id = ?';
     params.push(input.ownerId);
   }
   const rows = await tx.query<{ lease_epoch: number; lease_expires_at: number }>(
-    `UPDATE sessions SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_expires_at = ${ctx.now} + ?, status = 'running',
+    `UPDATE sessions SET lease_owner = ?, lease_host = ?, lease_pid = ?, lease_epoch = lease_epoch + 1,
+       lease_expires_at = ${ctx.now} + ?, status = 'running',
        claim_count = claim_count + 1, stop_requested = 0, error_code = NULL, error_message = NULL, updated_at = ${ctx.now}
-     WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < ${ctx.now})
+     WHERE id = ? AND ${free}
        AND status IN (${input.fromStatuses.map(() => '?').join(', ')})${ownerFilter}
      RETURNING lease_epoch, lease_expires_at`,
     params,
   );
   const row = rows[0];
   if (!row) return null;
-  return { sessionId: input.sessionId, workerId: input.workerId, epoch: Number(row.lease_epoch), expiresAt: Number(row.lease_expires_at) };
+  return {
+    sessionId: input.sessionId,
+    workerId: input.workerId,
+    epoch: Number(row.lease_epoch),
+    expiresAt: Number(row.lease_expires_at),
+  };
 }
 
 export async function claimSession(ctx: SqlContext, input: ClaimSessionInput): Promise<Lease> {
@@ -46,9 +79,13 @@ export async function claimSession(ctx: SqlContext, input: ClaimSessionInput): P
       );
     }
     if (session.storedStatus === 'completed') {
-      throw new QuarryError('SESSION_COMPLETED', `Session "${session.id}" is completed. Rewind it, force it, or ask a follow-up.`, {
-        details: { sessionId: session.id },
-      });
+      throw new QuarryError(
+        'SESSION_COMPLETED',
+        `Session "${session.id}" is completed. Rewind it, force it, or ask a follow-up.`,
+        {
+          details: { sessionId: session.id },
+        },
+      );
     }
     throw new QuarryError('CONFLICT', `Session "${session.id}" is ${session.status} and cannot be claimed now.`, {
       details: { sessionId: session.id, status: session.status },
@@ -78,7 +115,14 @@ export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise
         await appendEventsInTx(ctx, tx, row.id, [{ type: 'run-error', data: { code: 'CLAIM_LIMIT', message } }]);
         return 'parked';
       }
-      return takeLease(ctx, tx, { sessionId: row.id, workerId: input.workerId, ttlMs: input.ttlMs, fromStatuses: ['queued', 'running'] });
+      return takeLease(ctx, tx, {
+        sessionId: row.id,
+        workerId: input.workerId,
+        ttlMs: input.ttlMs,
+        host: input.host,
+        pid: input.pid,
+        fromStatuses: ['queued', 'running'],
+      });
     });
     if (outcome !== 'parked') return outcome;
   }
@@ -105,8 +149,10 @@ export async function release(ctx: SqlContext, lease: Lease, input: ReleaseInput
     await checkFence(ctx, tx, lease);
     let status = input.status;
     if (status === 'waiting' && input.waitingFor !== undefined) {
-      const answered = await tx.query('SELECT 1 AS found FROM inbox WHERE run_id = (SELECT current_run_id FROM sessions WHERE id = ?) AND request_key = ?',
-        [lease.sessionId, input.waitingFor],);
+      const answered = await tx.query(
+        'SELECT 1 AS found FROM inbox WHERE run_id = (SELECT current_run_id FROM sessions WHERE id = ?) AND request_key = ?',
+        [lease.sessionId, input.waitingFor],
+      );
       if (answered.length > 0) status = 'queued';
     }
     await tx.query(
@@ -140,7 +186,9 @@ export async function requestStop(ctx: SqlContext, sessionId: string, scope: Own
         `UPDATE sessions SET status = 'interrupted', lease_owner = NULL, lease_expires_at = NULL, updated_at = ${ctx.now} WHERE id = ?`,
         [sessionId],
       );
-      await appendEventsInTx(ctx, tx, sessionId, [{ type: 'run-end', data: { status: 'interrupted', reason: 'stop requested' } }]);
+      await appendEventsInTx(ctx, tx, sessionId, [
+        { type: 'run-end', data: { status: 'interrupted', reason: 'stop requested' } },
+      ]);
       return 'interrupted';
     }
     return 'not-running';

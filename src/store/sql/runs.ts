@@ -1,7 +1,7 @@
 import { QuarryError } from '../errors.ts';
 import type { AppendMessageInput, Message, MessageRole, OwnerScope, Run, RunStatus, StartRunInput } from '../store.ts';
 import { decodeJson, encodeJson, newId } from './codec.ts';
-import { checkFence, notifyRunnable, readSession, touchSession, type SqlContext } from './context.ts';
+import { checkFence, notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
@@ -52,16 +52,19 @@ export async function appendMessageInTx(
     phase: input.phase ?? null,
     createdAt: Number(rows[0]!.now),
   };
-  await tx.query('INSERT INTO messages (id, session_id, seq, role, content, run_id, phase, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-    message.id,
-    message.sessionId,
-    message.seq,
-    message.role,
-    message.content,
-    message.runId,
-    message.phase,
-    message.createdAt,
-  ]);
+  await tx.query(
+    'INSERT INTO messages (id, session_id, seq, role, content, run_id, phase, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      message.id,
+      message.sessionId,
+      message.seq,
+      message.role,
+      message.content,
+      message.runId,
+      message.phase,
+      message.createdAt,
+    ],
+  );
   return message;
 }
 
@@ -97,7 +100,14 @@ export async function listMessages(
 export async function startRunInTx(
   ctx: SqlContext,
   tx: SqlExecutor,
-  input: { sessionId: string; kind: string; input?: unknown; message?: { role: MessageRole; content: string } },
+  input: {
+    sessionId: string;
+    kind: string;
+    input?: unknown;
+    message?: { role: MessageRole; content: string };
+    /** `interrupted`: the run waits to be resumed instead of being queued. */
+    status?: 'queued' | 'interrupted';
+  },
 ): Promise<{ run: Run; message: Message | null }> {
   const counted = await tx.query<{ run_count: number; now: number }>(
     `UPDATE sessions SET run_count = run_count + 1 WHERE id = ? RETURNING run_count, ${ctx.now} AS now`,
@@ -114,23 +124,20 @@ export async function startRunInTx(
     createdAt: Number(counted[0]!.now),
     endedAt: null,
   };
-  await tx.query('INSERT INTO runs (id, session_id, number, kind, input, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-    run.id,
-    run.sessionId,
-    run.number,
-    run.kind,
-    encodeJson(run.input),
-    run.status,
-    run.createdAt,
-  ]);
-  const message = input.message ? await appendMessageInTx(ctx, tx, { sessionId: input.sessionId, ...input.message, runId: run.id }) : null;
   await tx.query(
-    `UPDATE sessions SET current_run_id = ?, status = 'queued', lease_owner = NULL, lease_expires_at = NULL, claim_count = 0,
+    'INSERT INTO runs (id, session_id, number, kind, input, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    [run.id, run.sessionId, run.number, run.kind, encodeJson(run.input), run.status, run.createdAt],
+  );
+  const message = input.message
+    ? await appendMessageInTx(ctx, tx, { sessionId: input.sessionId, ...input.message, runId: run.id })
+    : null;
+  await tx.query(
+    `UPDATE sessions SET current_run_id = ?, status = ?, lease_owner = NULL, lease_expires_at = NULL, claim_count = 0,
        stop_requested = 0, completed_steps = 0, known_steps = 0, progress_phase = NULL, next_step = NULL,
        error_code = NULL, error_message = NULL, updated_at = ${ctx.now} WHERE id = ?`,
-    [run.id, input.sessionId],
+    [run.id, input.status ?? 'queued', input.sessionId],
   );
-  notifyRunnable(tx);
+  if ((input.status ?? 'queued') === 'queued') notifyRunnable(tx);
   return { run, message };
 }
 
@@ -139,9 +146,13 @@ export async function startRun(ctx: SqlContext, input: StartRunInput): Promise<{
     await touchSession(ctx, tx, input.sessionId, input);
     const session = await readSession(ctx, tx, input.sessionId);
     if (session.status === 'running') {
-      throw new QuarryError('SESSION_ALREADY_RUNNING', `Session "${input.sessionId}" is running; wait for it or stop it first.`, {
-        details: { sessionId: input.sessionId },
-      });
+      throw new QuarryError(
+        'SESSION_ALREADY_RUNNING',
+        `Session "${input.sessionId}" is running; wait for it or stop it first.`,
+        {
+          details: { sessionId: input.sessionId },
+        },
+      );
     }
     return startRunInTx(ctx, tx, input);
   });

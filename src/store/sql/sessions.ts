@@ -8,32 +8,92 @@ import type {
   SessionPage,
   UpdateSessionInput,
 } from '../store.ts';
-import { decodeCursor, effectiveStatusSql, encodeCursor, encodeJson, escapeLike, newId, sessionColumns, toSession } from './codec.ts';
-import type { SqlExecutor } from './sql-driver.ts';
-import { checkFence, notifyRunnable, readSession, touchSession, type SqlContext } from './context.ts';
+import {
+  decodeCursor,
+  effectiveStatusSql,
+  encodeCursor,
+  encodeJson,
+  escapeLike,
+  newId,
+  sessionColumns,
+  toSession,
+} from './codec.ts';
+import { notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
 import { appendEventsInTx } from './events.ts';
 import { appendMessageInTx, startRunInTx } from './runs.ts';
+import type { SqlExecutor } from './sql-driver.ts';
 
 export async function createSession(ctx: SqlContext, input: CreateSessionInput): Promise<Session> {
   const id = input.id ?? newId();
   return ctx.driver.transaction(async (tx) => {
     const existing = await tx.query('SELECT id FROM sessions WHERE id = ?', [id]);
-    if (existing.length > 0) throw new QuarryError('CONFLICT', `A session with id "${id}" already exists.`, { details: { sessionId: id } });
+    if (existing.length > 0)
+      throw new QuarryError('CONFLICT', `A session with id "${id}" already exists.`, { details: { sessionId: id } });
+    if (input.externalId !== undefined) {
+      const taken = await tx.query('SELECT id FROM sessions WHERE owner_id = ? AND external_id = ?', [
+        input.ownerId,
+        input.externalId,
+      ]);
+      if (taken.length > 0) {
+        throw new QuarryError('CONFLICT', `A session with external id "${input.externalId}" already exists.`, {
+          details: { field: 'externalId', sessionId: (taken[0] as { id: string }).id },
+        });
+      }
+    }
     await tx.query(
-      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}, ${ctx.now})`,
-      [id, input.ownerId, input.title, input.question, input.status ?? 'queued', encodeJson(input.settings ?? {}), input.workflow.name, input.workflow.version],
+      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, external_id,
+         created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}, ${ctx.now})`,
+      [
+        id,
+        input.ownerId,
+        input.title,
+        input.question,
+        input.status ?? 'queued',
+        encodeJson(input.settings ?? {}),
+        input.workflow.name,
+        input.workflow.version,
+        input.externalId ?? null,
+      ],
     );
     if (input.run) {
-      await startRunInTx(ctx, tx, { sessionId: id, kind: input.run.kind, input: input.run.input, message: input.message });
+      await startRunInTx(ctx, tx, {
+        sessionId: id,
+        kind: input.run.kind,
+        input: input.run.input,
+        message: input.message,
+        status: input.status,
+      });
     } else if (input.message) {
       await appendMessageInTx(ctx, tx, { sessionId: id, ...input.message });
     }
     const events: EventInput[] = [{ type: 'session-create', data: { title: input.title } }];
     await appendEventsInTx(ctx, tx, id, events);
-    notifyRunnable(tx);
+    if ((input.status ?? 'queued') === 'queued') notifyRunnable(tx);
     return readSession(ctx, tx, id);
   });
+}
+
+export async function findSessionByExternalId(
+  ctx: SqlContext,
+  externalId: string,
+  scope: Required<OwnerScope>,
+): Promise<Session | null> {
+  const rows = await ctx.driver.query(
+    `SELECT ${sessionColumns(ctx.now)} FROM sessions WHERE owner_id = ? AND external_id = ?`,
+    [scope.ownerId, externalId],
+  );
+  return rows[0] ? toSession(rows[0]) : null;
+}
+
+export async function listForks(ctx: SqlContext, sessionId: string, scope: OwnerScope = {}): Promise<Session[]> {
+  await readSession(ctx, ctx.driver, sessionId, scope);
+  const rows = await ctx.driver.query(
+    `SELECT ${sessionColumns(ctx.now)} FROM sessions WHERE forked_from = ?${scope.ownerId === undefined ? '' : ' AND owner_id = ?'}
+     ORDER BY created_at, id`,
+    scope.ownerId === undefined ? [sessionId] : [sessionId, scope.ownerId],
+  );
+  return rows.map(toSession);
 }
 
 export async function listSessions(ctx: SqlContext, options: ListSessionsOptions = {}): Promise<SessionPage> {
@@ -70,7 +130,19 @@ export async function listSessions(ctx: SqlContext, options: ListSessionsOptions
   return { sessions, nextCursor: rows.length > limit && last ? encodeCursor(last.updatedAt, last.id) : null };
 }
 
-export async function findSessionIds(ctx: SqlContext, prefix: string, options: OwnerScope & { limit?: number } = {}): Promise<string[]> {
+export async function countSessions(ctx: SqlContext, scope: OwnerScope = {}): Promise<number> {
+  const rows = await ctx.driver.query<{ count: number | string }>(
+    `SELECT COUNT(*) AS count FROM sessions${scope.ownerId !== undefined ? ' WHERE owner_id = ?' : ''}`,
+    scope.ownerId !== undefined ? [scope.ownerId] : [],
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+export async function findSessionIds(
+  ctx: SqlContext,
+  prefix: string,
+  options: OwnerScope & { limit?: number } = {},
+): Promise<string[]> {
   const params: unknown[] = [`${escapeLike(prefix)}%`];
   let sql = `SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\'`;
   if (options.ownerId !== undefined) {
@@ -81,13 +153,22 @@ export async function findSessionIds(ctx: SqlContext, prefix: string, options: O
   return rows.map((row) => row.id);
 }
 
-export async function updateSession(ctx: SqlContext, sessionId: string, patch: UpdateSessionInput, scope: OwnerScope = {}): Promise<Session> {
+export async function updateSession(
+  ctx: SqlContext,
+  sessionId: string,
+  patch: UpdateSessionInput,
+  scope: OwnerScope = {},
+): Promise<Session> {
   return ctx.driver.transaction(async (tx) => {
     const session = await readSession(ctx, tx, sessionId, scope);
     if (patch.status !== undefined && session.lease && session.status === 'running') {
-      throw new QuarryError('SESSION_ALREADY_RUNNING', `Session "${sessionId}" is running on worker ${session.lease.workerId}; stop it first.`, {
-        details: { sessionId, workerId: session.lease.workerId },
-      });
+      throw new QuarryError(
+        'SESSION_ALREADY_RUNNING',
+        `Session "${sessionId}" is running on worker ${session.lease.workerId}; stop it first.`,
+        {
+          details: { sessionId, workerId: session.lease.workerId },
+        },
+      );
     }
     const sets: string[] = [`updated_at = ${ctx.now}`];
     const params: unknown[] = [];
@@ -122,7 +203,10 @@ export async function deleteSessionInTx(tx: SqlExecutor, sessionId: string): Pro
   }
   await tx.query('DELETE FROM sessions WHERE id = ?', [sessionId]);
   for (const { hash } of hashes) {
-    await tx.query('DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM blob_refs WHERE blob_refs.hash = blobs.hash)', [hash]);
+    await tx.query(
+      'DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM blob_refs WHERE blob_refs.hash = blobs.hash)',
+      [hash],
+    );
   }
 }
 

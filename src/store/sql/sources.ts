@@ -1,6 +1,6 @@
 import type { OwnerScope, Source, UpsertSourceInput } from '../store.ts';
 import { decodeObject, encodeJson, newId } from './codec.ts';
-import { checkFence, readSession, touchSession, type SqlContext } from './context.ts';
+import { checkFence, readSession, type SqlContext, touchSession } from './context.ts';
 
 type Row = Record<string, unknown>;
 
@@ -24,7 +24,10 @@ export async function upsertSource(ctx: SqlContext, input: UpsertSourceInput): P
   return ctx.driver.transaction(async (tx) => {
     if (input.fence) await checkFence(ctx, tx, input.fence);
     else await touchSession(ctx, tx, input.sessionId);
-    const found = await tx.query<{ id: string }>('SELECT id FROM sources WHERE session_id = ? AND url = ?', [input.sessionId, input.url]);
+    const found = await tx.query<{ id: string }>('SELECT id FROM sources WHERE session_id = ? AND url = ?', [
+      input.sessionId,
+      input.url,
+    ]);
     if (found[0]) {
       await tx.query(
         `UPDATE sources SET title = COALESCE(?, title), content_hash = COALESCE(?, content_hash), citation = COALESCE(?, citation),

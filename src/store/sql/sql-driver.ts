@@ -27,19 +27,41 @@ export interface SqlDialect {
   readonly crossProcessNotifications: boolean;
 }
 
+/** A passage as the full-text dialect writes it. */
+export interface PassageRow {
+  position: number;
+  start: number;
+  end: number;
+  text: string;
+  headings: string;
+  linkDensity: number;
+  /** What the headings field of the full-text index holds: the path, and every heading inside the passage. */
+  headingField: string;
+}
+
 /** How a backend indexes and searches passage text; the one place full-text SQL differs. */
 export interface FullTextDialect {
-  /** Adds a just-inserted passage to the full-text index. */
-  indexPassage(tx: SqlExecutor, passage: { id: number; title: string; text: string }): Promise<void>;
+  /**
+   * Inserts a document's passages and their full-text entries: few statements for many rows (a
+   * multi-row INSERT per batch), with title, headings and text as separately weighted fields.
+   */
+  insertPassages(
+    tx: SqlExecutor,
+    document: { id: number; title: string },
+    passages: readonly PassageRow[],
+  ): Promise<void>;
   /** Removes a document's passages from the full-text index (before the rows are deleted). */
   unindexDocument(tx: SqlExecutor, documentId: number): Promise<void>;
   /**
-   * A query over `corpus_passages p JOIN corpus_documents d` returning the passage columns and a
-   * `score` (higher is better), for `terms` (lower-case words); `filter` is an extra WHERE clause.
+   * A query over `corpus_passages p JOIN corpus_documents d` returning the passage columns, the
+   * document's `navigation` flag and a `score` (higher is better), for `terms` (lower-case words);
+   * `filter` is an extra WHERE clause.
    */
   searchSql(filter: string): string;
   /** The parameters that precede the filter's own in `searchSql`. */
   searchParams(terms: string[]): unknown[];
+  /** A query counting the passages that contain one term (the parameter from `searchParams([term])`): `n`. */
+  readonly countSql: string;
 }
 
 export interface SqlDriver extends SqlExecutor {

@@ -28,20 +28,53 @@ import type {
   UpsertSourceInput,
 } from '../store.ts';
 import { putBlobInTx } from './codec.ts';
-import { readSession, touchSession, type SqlContext } from './context.ts';
-import { listDocuments, removeDocuments, searchPassages, touchDocument, upsertDocument } from './corpus.ts';
-import { EVENTS_CHANNEL, appendEvent, readEvents } from './events.ts';
+import { readSession, type SqlContext, touchSession } from './context.ts';
+import {
+  listDocuments,
+  readPassages,
+  removeDocuments,
+  searchPassages,
+  touchDocument,
+  upsertDocument,
+} from './corpus.ts';
+import { appendEvent, EVENTS_CHANNEL, readEvents } from './events.ts';
 import { forkSession } from './fork.ts';
 import { importSession } from './import.ts';
 import { deliverInput, readInput } from './inbox.ts';
-import { beginStep, completeStep, failStep, getStep, listSteps, loadJournal, recordStep, supersedeSteps } from './journal.ts';
+import {
+  beginStep,
+  completeStep,
+  failStep,
+  getStep,
+  listSteps,
+  loadJournal,
+  recordStep,
+  supersedeSteps,
+} from './journal.ts';
 import { claimNext, claimSession, heartbeat, release, requestStop } from './leases.ts';
 import { deleteFinishedSessions } from './retention.ts';
 import { appendMessage, getRun, listMessages, listRuns, startRun } from './runs.ts';
-import { createSession, deleteSession, findSessionIds, listSessions, updateSession } from './sessions.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import {
+  countSessions,
+  createSession,
+  deleteSession,
+  findSessionByExternalId,
+  findSessionIds,
+  listForks,
+  listSessions,
+  updateSession,
+} from './sessions.ts';
 import { listSources, upsertSource } from './sources.ts';
-import { addApiToken, createUser, deleteUser, findUserByTokenHash, listUsers } from './users.ts';
+import type { SqlDriver } from './sql-driver.ts';
+import {
+  addApiToken,
+  createUser,
+  deleteApiToken,
+  deleteUser,
+  findUserByTokenHash,
+  listApiTokens,
+  listUsers,
+} from './users.ts';
 
 /**
  * The store on any SQL database: every query is written once here, and a `SqlDriver` (SQLite or
@@ -53,11 +86,24 @@ export class SqlStore implements Store {
   private readonly eventWatchers = new Map<string, Set<EventListener>>();
   private readonly knownOffsets = new Map<string, number>();
   private stopExternalWatch: (() => void) | null = null;
+  private listeningForEvents = false;
 
-  constructor(private readonly driver: SqlDriver, schemaVersion: number) {
+  constructor(
+    private readonly driver: SqlDriver,
+    schemaVersion: number,
+  ) {
     this.ctx = { driver, now: driver.dialect.nowMs };
     this.schemaVersion = schemaVersion;
-    driver.listen(EVENTS_CHANNEL, (payload) => {
+  }
+
+  /**
+   * Starts hearing event notifications at the first subscription, not at open: a command that only
+   * reads (`quarry ls`) opens no notification connection on PostgreSQL.
+   */
+  private listenForEvents(): void {
+    if (this.listeningForEvents) return;
+    this.listeningForEvents = true;
+    this.driver.listen(EVENTS_CHANNEL, (payload) => {
       const separator = payload.lastIndexOf(':');
       if (separator > 0) this.emitEvents(payload.slice(0, separator), Number(payload.slice(separator + 1)));
       else void this.pollSubscribedOffsets();
@@ -80,13 +126,20 @@ export class SqlStore implements Store {
 
   createSession = (input: CreateSessionInput) => createSession(this.ctx, input);
   getSession = (sessionId: string, scope?: OwnerScope) => readSession(this.ctx, this.driver, sessionId, scope);
+  findSessionByExternalId = (externalId: string, scope: Required<OwnerScope>) =>
+    findSessionByExternalId(this.ctx, externalId, scope);
+  listForks = (sessionId: string, scope?: OwnerScope) => listForks(this.ctx, sessionId, scope);
   listSessions = (options?: ListSessionsOptions) => listSessions(this.ctx, options);
-  findSessionIds = (prefix: string, options?: OwnerScope & { limit?: number }) => findSessionIds(this.ctx, prefix, options);
-  updateSession = (sessionId: string, patch: UpdateSessionInput, scope?: OwnerScope) => updateSession(this.ctx, sessionId, patch, scope);
+  countSessions = (scope?: OwnerScope) => countSessions(this.ctx, scope);
+  findSessionIds = (prefix: string, options?: OwnerScope & { limit?: number }) =>
+    findSessionIds(this.ctx, prefix, options);
+  updateSession = (sessionId: string, patch: UpdateSessionInput, scope?: OwnerScope) =>
+    updateSession(this.ctx, sessionId, patch, scope);
   deleteSession = (sessionId: string, scope?: OwnerScope) => deleteSession(this.ctx, sessionId, scope);
 
   appendMessage = (input: AppendMessageInput) => appendMessage(this.ctx, input);
-  listMessages = (sessionId: string, options?: { runId?: string; phase?: string } & OwnerScope) => listMessages(this.ctx, sessionId, options);
+  listMessages = (sessionId: string, options?: { runId?: string; phase?: string } & OwnerScope) =>
+    listMessages(this.ctx, sessionId, options);
   startRun = (input: StartRunInput) => startRun(this.ctx, input);
   getRun = (runId: string) => getRun(this.ctx, runId);
   listRuns = (sessionId: string, scope?: OwnerScope) => listRuns(this.ctx, sessionId, scope);
@@ -95,7 +148,8 @@ export class SqlStore implements Store {
   completeStep = (fence: Fence, input: CompleteStepInput) => completeStep(this.ctx, fence, input);
   failStep = (fence: Fence, input: FailStepInput) => failStep(this.ctx, fence, input);
   recordStep = (fence: Fence, input: RecordStepInput) => recordStep(this.ctx, fence, input);
-  supersedeSteps = (fence: Fence, input: { runId: string; fromSeq: number; events?: EventInput[] }) => supersedeSteps(this.ctx, fence, input);
+  supersedeSteps = (fence: Fence, input: { runId: string; fromSeq: number; events?: EventInput[] }) =>
+    supersedeSteps(this.ctx, fence, input);
   loadJournal = (runId: string, options?: { includeSuperseded?: boolean }) => loadJournal(this.ctx, runId, options);
   listSteps = (sessionId: string, options?: ListStepsOptions & OwnerScope) => listSteps(this.ctx, sessionId, options);
   getStep = (runId: string, key: string) => getStep(this.ctx, runId, key);
@@ -114,8 +168,9 @@ export class SqlStore implements Store {
   upsertSource = (input: UpsertSourceInput) => upsertSource(this.ctx, input);
   listSources = (sessionId: string, scope?: OwnerScope) => listSources(this.ctx, sessionId, scope);
 
-  appendEvent = (input: { sessionId: string; fence?: Fence } & EventInput) => appendEvent(this.ctx, input);
-  readEvents = (sessionId: string, options?: { after?: number; limit?: number } & OwnerScope) => readEvents(this.ctx, sessionId, options);
+  appendEvent = (input: { sessionId: string; fence?: Fence; event: EventInput }) => appendEvent(this.ctx, input);
+  readEvents = (sessionId: string, options?: { after?: number; limit?: number } & OwnerScope) =>
+    readEvents(this.ctx, sessionId, options);
 
   subscribe(sessionId: string | '*', listener: EventListener): () => void {
     let set = this.eventWatchers.get(sessionId);
@@ -124,6 +179,7 @@ export class SqlStore implements Store {
       this.eventWatchers.set(sessionId, set);
     }
     set.add(listener);
+    this.listenForEvents();
     this.watchExternalChanges();
     return () => {
       set.delete(listener);
@@ -152,7 +208,10 @@ export class SqlStore implements Store {
   createUser = (input: { id?: string; name: string }) => createUser(this.ctx, input);
   listUsers = () => listUsers(this.ctx);
   deleteUser = (userId: string) => deleteUser(this.ctx, userId);
-  addApiToken = (input: { userId: string; tokenHash: string; label?: string }) => addApiToken(this.ctx, input);
+  addApiToken = (input: { userId: string; tokenHash: string; label?: string; expiresAt?: number | null }) =>
+    addApiToken(this.ctx, input);
+  listApiTokens = (userId?: string) => listApiTokens(this.ctx, userId);
+  deleteApiToken = (tokenId: string) => deleteApiToken(this.ctx, tokenId);
   findUserByTokenHash = (tokenHash: string) => findUserByTokenHash(this.ctx, tokenHash);
 
   upsertDocument = (input: UpsertDocumentInput) => upsertDocument(this.ctx, input);
@@ -160,8 +219,10 @@ export class SqlStore implements Store {
   listDocuments = (options?: { pathPrefix?: string }) => listDocuments(this.ctx, options);
   removeDocuments = (paths: string[]) => removeDocuments(this.ctx, paths);
   searchPassages = (input: SearchPassagesInput) => searchPassages(this.ctx, input);
+  readPassages = (input: { documentId: number; positions: number[] }) => readPassages(this.ctx, input);
 
-  importSession = (snapshot: SessionSnapshot, options: { ownerId: string }) => importSession(this.ctx, snapshot, options);
+  importSession = (snapshot: SessionSnapshot, options: { ownerId: string }) =>
+    importSession(this.ctx, snapshot, options);
   forkSession = (input: ForkSessionInput) => forkSession(this.ctx, input);
   deleteFinishedSessions = (options: DeleteFinishedOptions) => deleteFinishedSessions(this.ctx, options);
 
