@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, sleep, type StoreHarness, type TestDatabase } from '../store/conformance/harness.ts';
-import type { Store } from '../store/store.ts';
+import { testConfig } from '../../test/support/test-config.ts';
+import { localServiceContext } from '../service/local-context.ts';
 import { answerInput, forkSession, resumeSession, stopSession } from '../service/session-control.ts';
-import type { ServiceContext } from '../service/service-context.ts';
+import { eventually, type StoreHarness, sleep, type TestDatabase } from '../store/conformance/harness.ts';
+import type { Store } from '../store/store.ts';
 import { Runner, type RunnerOptions } from './runner.ts';
+import { type DurabilityOutput, durabilityWorkflow, probedKeys } from './testing/durability-workflow.ts';
 import { Probe, readProbeLog } from './testing/probe.ts';
-import { durabilityWorkflow, probedKeys, type DurabilityOutput } from './testing/durability-workflow.ts';
-import { WorkflowRegistry, type Workflow } from './workflow.ts';
+import { type Workflow, WorkflowRegistry } from './workflow.ts';
 
 const TOPIC = 'tidal power';
 const REFERENCE_REPORT = `Report on ${TOPIC}: 3 results about ${TOPIC}. Reviewer said: looks good.`;
@@ -26,17 +28,41 @@ function newDurabilitySession(store: Store, version = 1) {
   });
 }
 
-function makeRunner(store: Store, probe: Probe, options: Partial<RunnerOptions> = {}, workflows?: WorkflowRegistry): Runner {
-  return new Runner({ store, workflows: workflows ?? new WorkflowRegistry([durabilityWorkflow(probe)]), leaseTtlMs: 5_000, log: () => undefined, ...options });
+function makeRunner(
+  store: Store,
+  probe: Probe,
+  options: Partial<RunnerOptions> = {},
+  workflows?: WorkflowRegistry,
+): Runner {
+  return new Runner({
+    store,
+    workflows: workflows ?? new WorkflowRegistry([durabilityWorkflow(probe)]),
+    leaseTtlMs: 5_000,
+    log: () => undefined,
+    ...options,
+  });
 }
 
 /** Runs until completed, answering the review the first time it is asked. */
+/** A local service context running the durability workflow (of a given version) with this probe. */
+function durabilityContext(store: Store, probe: Probe, runner?: Runner, version?: number) {
+  return localServiceContext(store, testConfig(), {
+    runner,
+    workflows: new WorkflowRegistry([durabilityWorkflow(probe, version)]),
+  });
+}
+
 async function runToCompletion(runner: Runner, store: Store, sessionId: string) {
   for (let activation = 0; activation < 5; activation++) {
     const result = await runner.runSession(sessionId);
     if (result.status === 'completed') return result;
     expect(result.status).toBe('waiting');
-    await store.deliverInput({ sessionId, runId: (await store.getSession(sessionId)).currentRunId!, requestKey: 'review', value: 'looks good' });
+    await store.deliverInput({
+      sessionId,
+      runId: (await store.getSession(sessionId)).currentRunId!,
+      requestKey: 'review',
+      value: 'looks good',
+    });
   }
   throw new Error('did not complete');
 }
@@ -45,15 +71,22 @@ async function runToCompletion(runner: Runner, store: Store, sessionId: string) 
 function spawnWorker(database: TestDatabase, sessionId: string, logFile: string, holdAt?: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/engine/testing/durability-child.ts'], {
     cwd: projectRoot,
-    env: { ...process.env, QUARRY_DB: database.location, SESSION_ID: sessionId, PROBE_LOG: logFile, LEASE_TTL_MS: '600', ...(holdAt === undefined ? {} : { HOLD_AT: String(holdAt) }) },
+    env: {
+      ...process.env,
+      QUARRY_DB: database.location,
+      SESSION_ID: sessionId,
+      PROBE_LOG: logFile,
+      LEASE_TTL_MS: '600',
+      ...(holdAt === undefined ? {} : { HOLD_AT: String(holdAt) }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { child, exited };
 }
@@ -80,7 +113,12 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const first = await runner.runSession(session.id);
       expect(first).toMatchObject({ status: 'waiting', waitingFor: 'review' });
       expect((await store.getSession(session.id)).status).toBe('waiting');
-      await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'review', value: 'looks good' });
+      await store.deliverInput({
+        sessionId: session.id,
+        runId: session.currentRunId!,
+        requestKey: 'review',
+        value: 'looks good',
+      });
       const second = await runner.runSession(session.id);
       expect(second.status).toBe('completed');
       expect((second.output as DurabilityOutput).report).toBe(REFERENCE_REPORT);
@@ -90,7 +128,11 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       for (const type of ['phase-start', 'input-request', 'input-receive', 'run-end']) expect(types).toContain(type);
       expect(types.at(-1)).toBe('run-end');
       const [summarize] = await store.listSteps(session.id, { phase: 'analyze', includePrompts: true });
-      expect(summarize).toMatchObject({ kind: 'llm', usage: { model: 'fake:model', inputTokens: 42, outputTokens: 7 }, prompt: { system: 'Summarize the results.' } });
+      expect(summarize).toMatchObject({
+        kind: 'llm',
+        usage: { model: 'fake:model', inputTokens: 42, outputTokens: 7 },
+        prompt: { system: 'Summarize the results.' },
+      });
       expect(summarize!.usage!.latencyMs).toBeGreaterThanOrEqual(0);
       const final = await store.getSession(session.id);
       expect(final).toMatchObject({ status: 'completed', progress: { phase: 'write', nextStep: null } });
@@ -110,7 +152,12 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         let interrupted = await runner.runSession(session.id);
         if (interrupted.status === 'waiting') {
           // The last boundary lies after the review: answer it, then the interrupt comes.
-          await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'review', value: 'looks good' });
+          await store.deliverInput({
+            sessionId: session.id,
+            runId: session.currentRunId!,
+            requestKey: 'review',
+            value: 'looks good',
+          });
           interrupted = await runner.runSession(session.id);
         }
         expect(interrupted.status, `boundary ${boundary}`).toBe('interrupted');
@@ -119,7 +166,8 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         probe.hook = null;
         const result = await runToCompletion(runner, store, session.id);
         expect((result.output as DurabilityOutput).report).toBe(REFERENCE_REPORT);
-        for (const key of completedBefore) if (probe.calls.has(key)) expect(probe.count(key), `${key} at boundary ${boundary}`).toBe(1);
+        for (const key of completedBefore)
+          if (probe.calls.has(key)) expect(probe.count(key), `${key} at boundary ${boundary}`).toBe(1);
         const journal = await store.loadJournal(session.currentRunId!);
         expect(journal.every((step) => step.status === 'completed')).toBe(true);
         // Clock and randomness were recorded once and replayed, never drawn again.
@@ -134,7 +182,12 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       for (let boundary = 0; boundary < probedKeys.length; boundary++) {
         const session = await newDurabilitySession(store);
         // Answered before it is asked, so the worker runs straight through to every boundary.
-        await store.deliverInput({ sessionId: session.id, runId: session.currentRunId!, requestKey: 'review', value: 'looks good' });
+        await store.deliverInput({
+          sessionId: session.id,
+          runId: session.currentRunId!,
+          requestKey: 'review',
+          value: 'looks good',
+        });
         const logFile = join(folder, `probe-${boundary}.log`);
         const { child, exited } = spawnWorker(database, session.id, logFile, boundary);
         await eventually(() => readProbeLog(logFile).lines.some((line) => line.startsWith('held')), 20_000);
@@ -149,9 +202,12 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         const result = await runToCompletion(makeRunner(store, probe), store, session.id);
         expect((result.output as DurabilityOutput).report).toBe(REFERENCE_REPORT);
         const { starts } = readProbeLog(logFile);
-        for (const key of completedBefore) if (starts.has(key)) expect(starts.get(key), `${key} at boundary ${boundary}`).toBe(1);
+        for (const key of completedBefore)
+          if (starts.has(key)) expect(starts.get(key), `${key} at boundary ${boundary}`).toBe(1);
         // Parallel steps reach the probe in whichever order their transactions commit: read which one was held.
-        const heldKey = readProbeLog(logFile).lines.find((line) => line.startsWith('held '))!.slice(5);
+        const heldKey = readProbeLog(logFile)
+          .lines.find((line) => line.startsWith('held '))!
+          .slice(5);
         expect(starts.get(heldKey), `the killed step ${heldKey} ran again`).toBe(2);
         const journal = await store.loadJournal(session.currentRunId!);
         expect(journal.find((step) => step.key === heldKey)!.attempts).toBe(2);
@@ -163,7 +219,8 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const session = await newDurabilitySession(store);
       for (let crash = 0; crash < 3; crash++) {
         const lease = await store.claimSession({ sessionId: session.id, workerId: `doomed-${crash}`, ttlMs: 30 });
-        if (crash === 0) await store.recordStep(lease, { runId: session.currentRunId!, key: 'started-at', kind: 'clock', output: 1 });
+        if (crash === 0)
+          await store.recordStep(lease, { runId: session.currentRunId!, key: 'started-at', kind: 'clock', output: 1 });
         await store.beginStep(lease, { runId: session.currentRunId!, key: 'plan', phase: 'plan', kind: 'task' });
         await sleep(50);
       }
@@ -192,7 +249,13 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const first = new Runner({ store: database.store, workflows: registry, log: () => undefined });
       const second = new Runner({ store: another, workflows: registry, log: () => undefined });
       for (let trial = 0; trial < 100; trial++) {
-        const session = await database.store.createSession({ ownerId: 'local', title: 't', question: 'q', workflow: { name: 'quick', version: 1 }, run: { kind: 'initial' } });
+        const session = await database.store.createSession({
+          ownerId: 'local',
+          title: 't',
+          question: 'q',
+          workflow: { name: 'quick', version: 1 },
+          run: { kind: 'initial' },
+        });
         const before = runs;
         const results = await Promise.allSettled([first.runSession(session.id), second.runSession(session.id)]);
         expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
@@ -231,7 +294,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const exit = await exited;
       expect(exit.code, exit.stderr).toBe(0);
       expect(JSON.parse(exit.stdout)).toMatchObject({ status: 'waiting', waitingFor: 'review' });
-      const context: ServiceContext = { store, ownerId: 'local' };
+      const context = durabilityContext(store, new Probe());
       const first = await answerInput(context, { sessionId: session.id, value: 'looks good' });
       const again = await answerInput(context, { sessionId: session.id, value: 'rewrite everything' });
       expect(first).toMatchObject({ accepted: true, queued: true });
@@ -247,7 +310,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const probe = new Probe();
       const runner = makeRunner(store, probe);
       const workflows = new WorkflowRegistry([durabilityWorkflow(probe)]);
-      const context: ServiceContext = { store, ownerId: 'local', runner, workflows };
+      const context = localServiceContext(store, testConfig(), { runner, workflows });
       const session = await newDurabilitySession(store);
       await runToCompletion(runner, store, session.id);
       const result = await resumeSession(context, { sessionId: session.id, from: 'search' });
@@ -260,7 +323,12 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       expect(probe.count('summarize')).toBe(2);
       const all = await store.loadJournal(session.currentRunId!, { includeSuperseded: true });
       // Parallel steps record in whichever order their transactions commit: compare as sets.
-      expect(all.filter((step) => step.status === 'superseded').map((step) => step.key).sort()).toEqual(['pick', 'review', 'search-0', 'search-1', 'search-2', 'summarize', 'write']);
+      expect(
+        all
+          .filter((step) => step.status === 'superseded')
+          .map((step) => step.key)
+          .sort(),
+      ).toEqual(['pick', 'review', 'search-0', 'search-1', 'search-2', 'summarize', 'write']);
       expect((await store.listSessions()).sessions).toHaveLength(1);
     });
 
@@ -268,26 +336,41 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const { store } = database;
       const probe = new Probe();
       const runner = makeRunner(store, probe);
-      const context: ServiceContext = { store, ownerId: 'local', runner, workflows: new WorkflowRegistry([durabilityWorkflow(probe)]) };
+      const context = durabilityContext(store, probe, runner);
       const session = await newDurabilitySession(store);
       await runToCompletion(runner, store, session.id);
-      await expect(resumeSession(context, { sessionId: session.id })).rejects.toMatchObject({ code: 'SESSION_COMPLETED' });
+      await expect(resumeSession(context, { sessionId: session.id })).rejects.toMatchObject({
+        code: 'SESSION_COMPLETED',
+      });
+      // Forced: the research runs again as a new run, so the old output stays as a version.
       const forced = await resumeSession(context, { sessionId: session.id, force: true });
-      expect(forced.status).toBe('completed');
-      for (const key of probedKeys) expect(probe.count(key), key).toBe(1);
+      expect(forced.status).toBe('waiting');
+      await runToCompletion(runner, store, session.id);
+      const runs = await store.listRuns(session.id);
+      expect(runs.map((run) => [run.number, run.kind, run.status])).toEqual([
+        [1, 'initial', 'completed'],
+        [2, 'rerun', 'completed'],
+      ]);
+      for (const key of probedKeys) expect(probe.count(key), key).toBe(2);
     });
 
     it('forks before a step into a new session and leaves the original untouched', async () => {
       const { store } = database;
       const probe = new Probe();
       const runner = makeRunner(store, probe);
-      const context: ServiceContext = { store, ownerId: 'local', runner, workflows: new WorkflowRegistry([durabilityWorkflow(probe)]) };
+      const context = durabilityContext(store, probe, runner);
       const session = await newDurabilitySession(store);
       await runToCompletion(runner, store, session.id);
       const original = await store.loadJournal(session.currentRunId!);
       const fork = await forkSession(context, { sessionId: session.id, from: 'summarize' });
       expect(fork.id).not.toBe(session.id);
-      expect((await store.loadJournal(fork.currentRunId!)).map((step) => step.key).sort()).toEqual(['plan', 'search-0', 'search-1', 'search-2', 'started-at']);
+      expect((await store.loadJournal(fork.currentRunId!)).map((step) => step.key).sort()).toEqual([
+        'plan',
+        'search-0',
+        'search-1',
+        'search-2',
+        'started-at',
+      ]);
       const result = await runToCompletion(runner, store, fork.id);
       expect((result.output as DurabilityOutput).report).toBe(REFERENCE_REPORT);
       expect(probe.count('plan')).toBe(1);
@@ -299,10 +382,15 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const { store } = database;
       const probe = new Probe();
       const runner = makeRunner(store, probe);
-      const context: ServiceContext = { store, ownerId: 'local', runner, workflows: new WorkflowRegistry([durabilityWorkflow(probe, 2)]) };
+      const context = durabilityContext(store, probe, runner, 2);
       const session = await newDurabilitySession(store, 1);
-      await expect(resumeSession(context, { sessionId: session.id })).rejects.toMatchObject({ code: 'WORKFLOW_VERSION_MISMATCH', message: expect.stringContaining('quarry fork') });
-      const direct = await new Runner({ store, workflows: context.workflows!, log: () => undefined }).runSession(session.id);
+      await expect(resumeSession(context, { sessionId: session.id })).rejects.toMatchObject({
+        code: 'WORKFLOW_VERSION_MISMATCH',
+        message: expect.stringContaining('quarry fork'),
+      });
+      const direct = await new Runner({ store, workflows: context.workflows, log: () => undefined }).runSession(
+        session.id,
+      );
       expect(direct).toMatchObject({ status: 'failed', error: { code: 'WORKFLOW_VERSION_MISMATCH' } });
       expect(probe.calls.size).toBe(0);
     });
@@ -315,7 +403,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const session = await newDurabilitySession(database.store);
       const running = runner.runSession(session.id);
       await eventually(() => probe.count('search-1') === 1);
-      expect(await stopSession({ store: another, ownerId: 'local' }, { sessionId: session.id })).toBe('requested');
+      expect(await stopSession(durabilityContext(another, probe), { sessionId: session.id })).toBe('requested');
       expect((await running).status).toBe('interrupted');
       const stopped = await database.store.getSession(session.id);
       expect(stopped).toMatchObject({ status: 'interrupted', lease: null });
@@ -338,14 +426,33 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
             return 'done';
           }),
       };
-      const runner = new Runner({ store, workflows: new WorkflowRegistry([slow]), concurrency: 2, pollMs: 200, log: () => undefined });
+      const runner = new Runner({
+        store,
+        workflows: new WorkflowRegistry([slow]),
+        concurrency: 2,
+        pollMs: 200,
+        log: () => undefined,
+      });
       const ids: string[] = [];
       for (let index = 0; index < 5; index++) {
-        ids.push((await store.createSession({ ownerId: 'local', title: `s${index}`, question: 'q', workflow: { name: 'slow', version: 1 }, run: { kind: 'initial' } })).id);
+        ids.push(
+          (
+            await store.createSession({
+              ownerId: 'local',
+              title: `s${index}`,
+              question: 'q',
+              workflow: { name: 'slow', version: 1 },
+              run: { kind: 'initial' },
+            })
+          ).id,
+        );
       }
       runner.start();
       try {
-        await eventually(async () => (await store.listSessions({ status: ['completed'] })).sessions.length === 5, 15_000);
+        await eventually(
+          async () => (await store.listSessions({ status: ['completed'] })).sessions.length === 5,
+          15_000,
+        );
       } finally {
         await runner.shutdown();
       }
@@ -372,6 +479,49 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       expect(journal.find((step) => step.key === 'search-0')).toBeUndefined();
     });
 
+    it('leaves no abort listener behind: a hundred steps, twelve at a time, end with none left', async () => {
+      const { store } = database;
+      let left = -1;
+      const busy: Workflow<unknown, void> = {
+        name: 'busy',
+        version: 1,
+        async run(ctx) {
+          for (let round = 0; round < 9; round++)
+            await Promise.all(
+              Array.from({ length: 12 }, (_, index) =>
+                ctx.step({ key: `step-${round}-${index}` }, async (signal) => {
+                  await sleep(2);
+                  return signal.aborted;
+                }),
+              ),
+            );
+          left = getEventListeners(ctx.signal, 'abort').length;
+        },
+      };
+      const session = await store.createSession({
+        ownerId: 'local',
+        title: 't',
+        question: 'q',
+        workflow: { name: 'busy', version: 1 },
+        run: { kind: 'initial' },
+      });
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on('warning', onWarning);
+      try {
+        const result = await new Runner({
+          store,
+          workflows: new WorkflowRegistry([busy]),
+          log: () => undefined,
+        }).runSession(session.id);
+        expect(result.status).toBe('completed');
+      } finally {
+        process.off('warning', onWarning);
+      }
+      expect(left).toBe(0);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    });
+
     it('fails a run that uses one step key twice', async () => {
       const { store } = database;
       const twice: Workflow<unknown, void> = {
@@ -382,8 +532,18 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
           await ctx.step({ key: 'same' }, () => 2);
         },
       };
-      const session = await store.createSession({ ownerId: 'local', title: 't', question: 'q', workflow: { name: 'twice', version: 1 }, run: { kind: 'initial' } });
-      const result = await new Runner({ store, workflows: new WorkflowRegistry([twice]), log: () => undefined }).runSession(session.id);
+      const session = await store.createSession({
+        ownerId: 'local',
+        title: 't',
+        question: 'q',
+        workflow: { name: 'twice', version: 1 },
+        run: { kind: 'initial' },
+      });
+      const result = await new Runner({
+        store,
+        workflows: new WorkflowRegistry([twice]),
+        log: () => undefined,
+      }).runSession(session.id);
       expect(result).toMatchObject({ status: 'failed', error: { code: 'DUPLICATE_STEP_KEY' } });
     });
   });

@@ -19,19 +19,27 @@ export interface LeaseKeeperOptions {
  * worker can no longer know it is the owner, so it gives up (`onLost`).
  */
 export function keepLease(options: LeaseKeeperOptions): { stop(): void } {
-  let expiresAt = options.lease.expiresAt;
+  // Expiry is judged on this process's monotonic clock from the last renewal the store confirmed
+  // (the store's times are the database's clock, which this machine's may not agree with).
+  let renewedAt = performance.now();
   let beating = false;
   let stopped = false;
   const timer = setInterval(async () => {
     if (beating || stopped) return;
     beating = true;
     try {
+      const started = performance.now();
       const beat = await options.store.heartbeat(options.lease, options.ttlMs);
-      expiresAt = beat.expiresAt;
+      renewedAt = started;
       if (beat.stopRequested && !stopped) options.onStopRequested();
     } catch (error) {
       if (stopped) return;
-      if (isQuarryError(error, 'LEASE_LOST') || isQuarryError(error, 'SESSION_NOT_FOUND') || Date.now() > expiresAt) options.onLost();
+      if (
+        isQuarryError(error, 'LEASE_LOST') ||
+        isQuarryError(error, 'SESSION_NOT_FOUND') ||
+        performance.now() - renewedAt > options.ttlMs
+      )
+        options.onLost();
     } finally {
       beating = false;
     }

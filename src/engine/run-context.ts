@@ -1,6 +1,29 @@
-import { QuarryError, isQuarryError } from '../store/errors.ts';
-import type { ErrorInfo, EventInput, Lease, Run, Session, StepKind, StepPrompt, StepRecord, StepUsage, Store } from '../store/store.ts';
+import { type EventDataMap, type EventType, event } from '../shared/events.ts';
+import { withRetry } from '../shared/retry.ts';
+import { isQuarryError, QuarryError, toErrorInfo } from '../store/errors.ts';
+import type {
+  ErrorInfo,
+  EventInput,
+  Lease,
+  Run,
+  Session,
+  StepKind,
+  StepPrompt,
+  StepRecord,
+  StepUsage,
+  Store,
+} from '../store/store.ts';
 import { InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
+
+/** Tries of a step's work, the first included, when it fails for a passing reason. */
+const STEP_RETRIES = 4;
+
+/** A store that is busy or unreachable, directly or as the cause of a step's own error. */
+function isStoreOutage(error: QuarryError): boolean {
+  const cause = error.cause;
+  if (cause instanceof QuarryError && cause !== error && isStoreOutage(cause)) return true;
+  return error.code === 'STORE_UNAVAILABLE' || error.code === 'STORE_BUSY';
+}
 
 export interface StepOptions {
   /** Unique within the run; the journal is memoized by it. Use paths: `iteration-2/search-0`. */
@@ -60,15 +83,22 @@ interface JournaledSpec {
   maxAttempts?: number;
 }
 
+/** A step's input as progress events show it: small JSON values only (a query, a URL), else nothing. */
+function smallInput(input: unknown): unknown {
+  if (input === undefined) return undefined;
+  const text = JSON.stringify(input);
+  return text !== undefined && text.length <= 500 ? input : undefined;
+}
+
 /** JSON round trip, so a live result and its replay are the same value (Dates become strings both times). */
 function asRecorded<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
-function toErrorInfo(error: unknown): ErrorInfo {
+/** Why a step's work failed: its own code when it threw a `QuarryError`, `STEP_FAILED` otherwise. */
+function stepErrorInfo(error: unknown): ErrorInfo {
   if (isQuarryError(error)) return { code: error.code, message: error.message };
-  const code = (error as { code?: unknown })?.code;
-  return { code: typeof code === 'string' ? code : 'ERROR', message: error instanceof Error ? error.message : String(error) };
+  return { code: 'STEP_FAILED', message: error instanceof Error ? error.message : String(error) };
 }
 
 /** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
@@ -122,7 +152,13 @@ export class RunContext {
 
   /** A journaled unit of work. `work` receives the activation's abort signal. */
   step<T>(options: StepOptions, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
-    const spec: JournaledSpec = { key: options.key, phase: options.phase ?? null, kind: 'task', input: options.input, maxAttempts: options.maxAttempts };
+    const spec: JournaledSpec = {
+      key: options.key,
+      phase: options.phase ?? null,
+      kind: 'task',
+      input: options.input,
+      maxAttempts: options.maxAttempts,
+    };
     return this.journaled(spec, async (signal) => ({ output: await work(signal) }));
   }
 
@@ -133,13 +169,17 @@ export class RunContext {
       phase: options.phase ?? null,
       kind: 'llm',
       input: { model: options.model },
-      prompt: { system: options.system, user: options.prompt },
+      prompt: { model: options.model, system: options.system, user: options.prompt },
       maxAttempts: options.maxAttempts,
     };
     return this.journaled(spec, async (signal) => {
       const started = performance.now();
       const result = await work(signal);
-      const usage: StepUsage = { ...result.usage, model: options.model, latencyMs: Math.round(performance.now() - started) };
+      const usage: StepUsage = {
+        ...result.usage,
+        model: options.model,
+        latencyMs: Math.round(performance.now() - started),
+      };
       return { output: result.output, usage };
     });
   }
@@ -156,15 +196,40 @@ export class RunContext {
     const answer = await this.write(() => this.store.readInput(this.runId, options.key));
     const phase = options.phase ?? null;
     if (answer) {
-      const events: EventInput[] = [{ type: 'step-end', data: { key: options.key, phase, kind: 'input', status: 'completed' } }];
+      const events: EventInput[] = [event('step-end', { key: options.key, phase, kind: 'input', status: 'completed' })];
       const value = asRecorded(answer.value);
-      if (record) await this.write(() => this.store.completeStep(this.lease, { runId: this.runId, key: options.key, output: value, events }));
-      else await this.write(() => this.store.recordStep(this.lease, { runId: this.runId, key: options.key, phase, kind: 'input', input: options.payload, output: value, events }));
+      if (record)
+        await this.write(() =>
+          this.store.completeStep(this.lease, { runId: this.runId, key: options.key, output: value, events }),
+        );
+      else
+        await this.write(() =>
+          this.store.recordStep(this.lease, {
+            runId: this.runId,
+            key: options.key,
+            phase,
+            kind: 'input',
+            input: options.payload,
+            output: value,
+            events,
+          }),
+        );
       return value as T;
     }
     if (!record) {
-      const events: EventInput[] = [{ type: 'input-request', data: { key: options.key, phase, payload: options.payload ?? null } }];
-      await this.write(() => this.store.beginStep(this.lease, { runId: this.runId, key: options.key, phase, kind: 'input', input: options.payload, events }));
+      const events: EventInput[] = [
+        event('input-request', { key: options.key, phase, payload: options.payload ?? null }),
+      ];
+      await this.write(() =>
+        this.store.beginStep(this.lease, {
+          runId: this.runId,
+          key: options.key,
+          phase,
+          kind: 'input',
+          input: options.payload,
+          events,
+        }),
+      );
     }
     throw new WaitForInputSignal(options.key);
   }
@@ -183,8 +248,10 @@ export class RunContext {
    * Emits a progress event (`source-found`, `report-delta`…). Not journaled: call it from inside a
    * step's work, which runs only live, never on replay.
    */
-  async emit(type: string, data?: unknown): Promise<void> {
-    await this.write(() => this.store.appendEvent({ sessionId: this.sessionId, fence: this.lease, type, data }));
+  async emit<Type extends EventType>(type: Type, data: EventDataMap[Type]): Promise<void> {
+    await this.write(() =>
+      this.store.appendEvent({ sessionId: this.sessionId, fence: this.lease, event: event(type, data) }),
+    );
   }
 
   /** Stops new steps from starting (a graceful handoff); steps in flight may finish. */
@@ -203,11 +270,17 @@ export class RunContext {
     if (record?.status === 'completed') return record.output as number;
     this.throwIfAborted();
     const value = read();
-    await this.write(() => this.store.recordStep(this.lease, { runId: this.runId, key, kind, output: value }));
+    await this.write(
+      () => this.store.recordStep(this.lease, { runId: this.runId, key, kind, output: value }),
+      this.completedAfterAll(key),
+    );
     return value;
   }
 
-  private journaled<T>(spec: JournaledSpec, work: (signal: AbortSignal) => Promise<{ output: T; usage?: StepUsage }>): Promise<T> {
+  private journaled<T>(
+    spec: JournaledSpec,
+    work: (signal: AbortSignal) => Promise<{ output: T; usage?: StepUsage }>,
+  ): Promise<T> {
     try {
       this.claimKey(spec.key);
     } catch (error) {
@@ -232,29 +305,77 @@ export class RunContext {
     const maxAttempts = spec.maxAttempts ?? this.maxAttempts;
     if (record?.status === 'running' && record.attempts >= maxAttempts) {
       const message = `Step "${key}" was started ${record.attempts} times without completing (the process died each time); giving up. Fix the cause, then resume to try again.`;
-      await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: { code: 'STEP_ATTEMPTS_EXCEEDED', message } }));
+      await this.write(() =>
+        this.store.failStep(this.lease, { runId: this.runId, key, error: { code: 'STEP_ATTEMPTS_EXCEEDED', message } }),
+      );
       throw new QuarryError('STEP_ATTEMPTS_EXCEEDED', message, { details: { key, attempts: record.attempts } });
     }
     const events: EventInput[] = [];
     if (phase && phase !== this.lastPhase) {
       this.lastPhase = phase;
-      events.push({ type: 'phase-start', data: { phase } });
+      events.push(event('phase-start', { phase }));
     }
     const attempt = (record?.attempts ?? 0) + 1;
-    events.push({ type: 'step-start', data: { key, phase, kind, attempt } });
-    await this.write(() => this.store.beginStep(this.lease, { runId: this.runId, key, phase, kind, input: spec.input, events }));
+    const shown = smallInput(spec.input);
+    events.push(
+      event('step-start', {
+        key,
+        phase,
+        kind,
+        attempt,
+        ...(shown === undefined ? {} : { input: shown }),
+        ...(spec.prompt ? { prompt: { ...spec.prompt, model: spec.prompt.model ?? '' } } : {}),
+      }),
+    );
+    // The prompt is stored as the step begins, so a running or failed model step shows what it sent.
+    await this.write(() =>
+      this.store.beginStep(this.lease, {
+        runId: this.runId,
+        key,
+        phase,
+        kind,
+        input: spec.input,
+        prompt: spec.prompt,
+        events,
+      }),
+    );
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let result: { output: T; usage?: StepUsage };
     try {
-      result = await raceAbort(Promise.resolve().then(() => work(this.signal)), this.signal);
+      // A step whose work meets a passing outage (a busy or restarting store, a provider's 429 or
+      // 5xx) runs again after a back-off instead of failing the run.
+      result = await withRetry(
+        () =>
+          raceAbort(
+            Promise.resolve().then(() => work(this.signal)),
+            this.signal,
+          ),
+        {
+          // The store's own outage is waited out for as long as the lease holds (the lease keeper
+          // aborts the signal when it cannot renew); anything else gets a few tries.
+          attempts: (error) => (isStoreOutage(error) ? Number.POSITIVE_INFINITY : STEP_RETRIES),
+          maxDelayMs: 5_000,
+          signal: this.signal,
+          onRetry: ({ attempt, delayMs, error }) =>
+            void this.emit('step-retry', { key, attempt, delayMs, error: toErrorInfo(error) }).catch(() => undefined),
+        },
+      );
     } catch (error) {
       throw await this.recordFailure(spec, error, elapsed());
     }
     const output = asRecorded(result.output);
-    const end: EventInput = { type: 'step-end', data: { key, phase, kind, status: 'completed', durationMs: elapsed(), usage: result.usage ?? null } };
-    const completed = await this.write(() =>
-      this.store.completeStep(this.lease, { runId: this.runId, key, output, usage: result.usage, prompt: spec.prompt, events: [end] }),
+    const end = event('step-end', {
+      key,
+      phase,
+      kind,
+      status: 'completed',
+      durationMs: elapsed(),
+      usage: result.usage ?? null,
+    });
+    const completed = await this.write(
+      () => this.store.completeStep(this.lease, { runId: this.runId, key, output, usage: result.usage, events: [end] }),
+      this.completedAfterAll(key),
     );
     this.records.set(key, completed);
     return output;
@@ -267,13 +388,15 @@ export class RunContext {
     if (reason instanceof LeaseLostSignal) return reason;
     if (reason instanceof InterruptSignal) {
       // Interrupted steps are retried on resume like failed ones, without counting as crashes.
-      const info = { code: 'INTERRUPTED', message: reason.message };
-      const events = [{ type: 'step-end', data: { key, phase, kind, status: 'interrupted', durationMs } }];
-      await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: info, events })).catch(() => undefined);
+      const info: ErrorInfo = { code: 'INTERRUPTED', message: reason.message };
+      const events = [event('step-end', { key, phase, kind, status: 'interrupted', durationMs })];
+      await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: info, events })).catch(
+        () => undefined,
+      );
       return reason;
     }
-    const info = toErrorInfo(error);
-    const events = [{ type: 'step-end', data: { key, phase, kind, status: 'failed', durationMs, error: info } }];
+    const info = stepErrorInfo(error);
+    const events = [event('step-end', { key, phase, kind, status: 'failed', durationMs, error: info })];
     await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: info, events }));
     return new QuarryError('STEP_FAILED', `Step "${key}" failed: ${info.message}`, {
       details: { key, phase, cause: info.code },
@@ -282,22 +405,61 @@ export class RunContext {
     });
   }
 
-  /** Runs a store call; a lost lease stops the whole activation and surfaces as its signal. */
-  private async write<T>(call: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a store call. A store that is busy or unreachable (a restart, a network blip) is waited out
+   * with back-off for as long as the lease lasts (the lease keeper gives up, and aborts, once it has
+   * expired unrenewed). A lost lease stops the whole activation and surfaces as its signal.
+   * `recover` answers a retry that finds its first attempt did land after all (its reply was lost).
+   */
+  private async write<T>(call: () => Promise<T>, recover?: (error: unknown) => Promise<T | undefined>): Promise<T> {
+    let retried = false;
     try {
-      return await call();
+      return await withRetry(
+        async () => {
+          try {
+            return await call();
+          } catch (error) {
+            const landed = retried && recover ? await recover(error) : undefined;
+            if (landed !== undefined) return landed;
+            throw error;
+          }
+        },
+        {
+          attempts: Number.POSITIVE_INFINITY,
+          baseDelayMs: 250,
+          maxDelayMs: 5_000,
+          signal: this.signal,
+          onRetry: () => {
+            retried = true;
+          },
+        },
+      );
     } catch (error) {
       if (isQuarryError(error, 'LEASE_LOST') || isQuarryError(error, 'SESSION_NOT_FOUND')) {
         this.onLeaseLost();
         throw new LeaseLostSignal(this.sessionId);
       }
+      if (this.signal.aborted) throw this.signal.reason;
       throw error;
     }
   }
 
+  /** The step as stored when a retried write finds it already completed (the first try landed). */
+  private completedAfterAll(key: string) {
+    return async (error: unknown): Promise<StepRecord | undefined> => {
+      if (!isQuarryError(error, 'CONFLICT')) return undefined;
+      const stored = (await this.store.loadJournal(this.runId)).find((record) => record.key === key);
+      return stored?.status === 'completed' ? stored : undefined;
+    };
+  }
+
   private claimKey(key: string): void {
     if (this.usedKeys.has(key)) {
-      throw new QuarryError('DUPLICATE_STEP_KEY', `Step key "${key}" is used twice in one run; step keys must be unique.`, { details: { key } });
+      throw new QuarryError(
+        'DUPLICATE_STEP_KEY',
+        `Step key "${key}" is used twice in one run; step keys must be unique.`,
+        { details: { key } },
+      );
     }
     this.usedKeys.add(key);
   }

@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import { QuarryError, isQuarryError } from '../store/errors.ts';
-import type { ErrorInfo, EventInput, Lease, ReleaseInput, SessionStatus, Store } from '../store/store.ts';
+import { event } from '../shared/events.ts';
+import { withRetry } from '../shared/retry.ts';
+import { isQuarryError, QuarryError, toErrorInfo } from '../store/errors.ts';
+import type {
+  ClaimSessionInput,
+  ErrorInfo,
+  Lease,
+  ReleaseInput,
+  Session,
+  SessionStatus,
+  Store,
+} from '../store/store.ts';
 import { keepLease } from './lease.ts';
+import { holderIsDead, thisProcess } from './process-identity.ts';
 import { computeResumePoint } from './resume-point.ts';
 import { RunContext } from './run-context.ts';
 import { InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
@@ -56,6 +68,25 @@ interface Activation {
 }
 
 /**
+ * Claims a session for this process. When another holds it, and that holder was a process on this
+ * machine that no longer exists (killed, crashed), its lease is taken over at once instead of after
+ * it expires: the claim names the exact lease it replaces, so a live holder is never displaced.
+ */
+export async function claimOrTakeOver(
+  store: Pick<Store, 'claimSession'> & { getSession(sessionId: string): Promise<Session> },
+  input: ClaimSessionInput,
+): Promise<Lease> {
+  try {
+    return await store.claimSession({ ...input, ...thisProcess });
+  } catch (error) {
+    if (!isQuarryError(error, 'SESSION_ALREADY_RUNNING')) throw error;
+    const session = await store.getSession(input.sessionId);
+    if (!holderIsDead(session.lease)) throw error;
+    return store.claimSession({ ...input, ...thisProcess, takeOverEpoch: session.lease!.epoch });
+  }
+}
+
+/**
  * Executes sessions: one at a time in the foreground (`runSession`), or as a worker loop that claims
  * runnable sessions up to a concurrency limit (`start`). The same code serves the CLI, the server
  * and standalone workers. An activation claims, loads the journal once, replays the workflow, and
@@ -103,7 +134,13 @@ export class Runner {
    * its lease. An answer that arrived while the run was finishing is picked up at once.
    */
   async runSession(sessionId: string, options: RunSessionOptions = {}): Promise<ActivationResult> {
-    let lease = await this.store.claimSession({ sessionId, workerId: this.workerId, ttlMs: this.ttlMs, fromStatuses: options.fromStatuses, ownerId: options.ownerId });
+    let lease = await claimOrTakeOver(this.store, {
+      sessionId,
+      workerId: this.workerId,
+      ttlMs: this.ttlMs,
+      fromStatuses: options.fromStatuses,
+      ownerId: options.ownerId,
+    });
     if (options.prepare) {
       try {
         await options.prepare(lease);
@@ -115,14 +152,28 @@ export class Runner {
     for (;;) {
       const result = await this.execute(lease);
       if (result.status !== 'queued') return result;
-      lease = await this.store.claimSession({ sessionId, workerId: this.workerId, ttlMs: this.ttlMs, fromStatuses: ['queued'] });
+      lease = await this.store.claimSession({
+        sessionId,
+        workerId: this.workerId,
+        ttlMs: this.ttlMs,
+        fromStatuses: ['queued'],
+        ...thisProcess,
+      });
     }
   }
 
   /** Runs one activation under a lease this runner already holds. */
   execute(lease: Lease): Promise<ActivationResult> {
     const controller = new AbortController();
-    const activation: Activation = { controller, context: null, done: Promise.resolve({ sessionId: lease.sessionId, status: 'failed' }) };
+    // Every step in flight (up to a research iteration's reads, each with its model or HTTP calls)
+    // listens to this one signal, and removes its listener when it ends: more than Node's default of
+    // ten at once is expected, not a leak.
+    setMaxListeners(100, controller.signal);
+    const activation: Activation = {
+      controller,
+      context: null,
+      done: Promise.resolve({ sessionId: lease.sessionId, status: 'failed' }),
+    };
     this.active.set(lease.sessionId, activation);
     activation.done = this.activate(lease, activation).finally(() => {
       this.active.delete(lease.sessionId);
@@ -171,7 +222,12 @@ export class Runner {
       await Promise.race([Promise.allSettled(activations.map((activation) => activation.done)), grace]);
     }
     for (const activation of this.active.values()) {
-      activation.controller.abort(new InterruptSignal(options.handoff ? 'handing the session over' : 'the worker is shutting down', options.handoff));
+      activation.controller.abort(
+        new InterruptSignal(
+          options.handoff ? 'handing the session over' : 'the worker is shutting down',
+          options.handoff,
+        ),
+      );
     }
     await Promise.allSettled(activations.map((activation) => activation.done));
   }
@@ -195,14 +251,22 @@ export class Runner {
 
   private async fill(): Promise<void> {
     while (this.looping && this.active.size < this.concurrency) {
-      const lease = await this.store.claimNext({ workerId: this.workerId, ttlMs: this.ttlMs, maxClaims: this.maxClaims });
+      const lease = await this.store.claimNext({
+        workerId: this.workerId,
+        ttlMs: this.ttlMs,
+        maxClaims: this.maxClaims,
+        ...thisProcess,
+      });
       if (!lease) return;
       if (!this.looping) {
         // Shut down while the claim was in flight: give the session straight back.
         await this.store.release(lease, { status: 'queued' });
         return;
       }
-      void this.execute(lease);
+      // An activation settles its own errors; anything left is logged, never an unhandled rejection.
+      void this.execute(lease).catch((error: unknown) =>
+        this.log(`quarry worker ${this.workerId}: session ${lease.sessionId} ended abnormally`, error),
+      );
     }
   }
 
@@ -223,10 +287,17 @@ export class Runner {
         throw new QuarryError(
           'WORKFLOW_VERSION_MISMATCH',
           `Session "${session.id}" was started with ${workflow.name} version ${session.workflow.version}; this Quarry runs version ${workflow.version} and cannot replay it. Fork it to continue under version ${workflow.version}: quarry fork ${session.id.slice(0, 8)} --from <step>.`,
-          { details: { sessionId: session.id, sessionVersion: session.workflow.version, workflowVersion: workflow.version } },
+          {
+            details: {
+              sessionId: session.id,
+              sessionVersion: session.workflow.version,
+              workflowVersion: workflow.version,
+            },
+          },
         );
       }
-      if (!session.currentRunId) throw new QuarryError('RUN_NOT_FOUND', `Session "${session.id}" has no run to execute.`);
+      if (!session.currentRunId)
+        throw new QuarryError('RUN_NOT_FOUND', `Session "${session.id}" has no run to execute.`);
       const run = await this.store.getRun(session.currentRunId);
       const journal = await this.store.loadJournal(run.id);
       const context = new RunContext({
@@ -244,8 +315,13 @@ export class Runner {
       await this.store.appendEvent({
         sessionId: session.id,
         fence: lease,
-        type: 'run-start',
-        data: { runId: run.id, number: run.number, workerId: this.workerId, resumeAt: resumePoint.nextStep, completedSteps: resumePoint.completedSteps },
+        event: event('run-start', {
+          runId: run.id,
+          number: run.number,
+          workerId: this.workerId,
+          resumeAt: resumePoint.nextStep,
+          completedSteps: resumePoint.completedSteps,
+        }),
       });
       let output: unknown;
       try {
@@ -254,7 +330,11 @@ export class Runner {
         await context.settled();
       }
       if (controller.signal.aborted) throw controller.signal.reason;
-      await this.store.release(lease, { status: 'completed', runOutput: output, events: [{ type: 'run-end', data: { status: 'completed' } }] });
+      await this.store.release(lease, {
+        status: 'completed',
+        runOutput: output,
+        events: [event('run-end', { status: 'completed' })],
+      });
       return { sessionId: lease.sessionId, status: 'completed', output };
     } catch (error) {
       return await this.settle(lease, controller.signal.aborted ? controller.signal.reason : error);
@@ -266,32 +346,46 @@ export class Runner {
   /** Releases the lease in the state the activation ended in; a lost lease writes nothing. */
   private async settle(lease: Lease, reason: unknown): Promise<ActivationResult> {
     const sessionId = lease.sessionId;
-    if (reason instanceof LeaseLostSignal || isQuarryError(reason, 'LEASE_LOST')) return { sessionId, status: 'lease-lost' };
+    if (reason instanceof LeaseLostSignal || isQuarryError(reason, 'LEASE_LOST'))
+      return { sessionId, status: 'lease-lost' };
     let result: ActivationResult;
     let release: ReleaseInput;
     if (reason instanceof WaitForInputSignal) {
       result = { sessionId, status: 'waiting', waitingFor: reason.requestKey };
-      release = { status: 'waiting', waitingFor: reason.requestKey, events: [{ type: 'run-end', data: { status: 'waiting', waitingFor: reason.requestKey } }] };
+      release = {
+        status: 'waiting',
+        waitingFor: reason.requestKey,
+        events: [event('run-end', { status: 'waiting', waitingFor: reason.requestKey })],
+      };
     } else if (reason instanceof InterruptSignal) {
-      result = { sessionId, status: reason.handoff ? 'queued' : 'interrupted' };
-      release = { status: reason.handoff ? 'queued' : 'interrupted', events: [{ type: 'run-end', data: { status: result.status, reason: reason.reason } }] };
+      const status = reason.handoff ? 'queued' : 'interrupted';
+      result = { sessionId, status };
+      release = { status, events: [event('run-end', { status, reason: reason.reason })] };
     } else {
-      const error: ErrorInfo = isQuarryError(reason)
-        ? { code: reason.code, message: reason.message }
-        : { code: 'ERROR', message: reason instanceof Error ? reason.message : String(reason) };
+      const error = toErrorInfo(reason);
       if (!isQuarryError(reason)) this.log(`quarry: session ${sessionId} failed with an unexpected error`, reason);
       result = { sessionId, status: 'failed', error };
-      const events: EventInput[] = [{ type: 'run-error', data: error }];
-      release = { status: 'failed', error, events };
+      release = { status: 'failed', error, events: [event('run-error', error)] };
     }
     try {
-      const released = await this.store.release(lease, release);
+      // A store that is restarting is waited out while the lease lasts; after that, the session's
+      // lease expires by itself and any worker (this one too) takes it up again.
+      const released = await withRetry(() => this.store.release(lease, release), {
+        attempts: Number.POSITIVE_INFINITY,
+        baseDelayMs: 250,
+        maxDelayMs: 5_000,
+        signal: AbortSignal.timeout(Math.max(1_000, this.ttlMs)),
+      });
       // An answer that arrived while the activation was ending turns `waiting` into `queued`.
       if (result.status === 'waiting' && released.status === 'queued') return { ...result, status: 'queued' };
       return result;
     } catch (error) {
-      if (isQuarryError(error, 'LEASE_LOST') || isQuarryError(error, 'SESSION_NOT_FOUND')) return { sessionId, status: 'lease-lost' };
-      throw error;
+      if (!isQuarryError(error, 'LEASE_LOST') && !isQuarryError(error, 'SESSION_NOT_FOUND'))
+        this.log(
+          `quarry: could not record how session ${sessionId} ended; its lease will expire and it resumes`,
+          error,
+        );
+      return { sessionId, status: 'lease-lost' };
     }
   }
 }

@@ -31,7 +31,9 @@ export class WorkflowRegistry {
   get(name: string): Workflow<unknown, unknown> {
     const workflow = this.workflows.get(name);
     if (!workflow) {
-      throw new QuarryError('WORKFLOW_NOT_FOUND', `No workflow named "${name}" is installed in this Quarry.`, { details: { workflow: name } });
+      throw new QuarryError('WORKFLOW_NOT_FOUND', `No workflow named "${name}" is installed in this Quarry.`, {
+        details: { workflow: name },
+      });
     }
     return workflow as Workflow<unknown, unknown>;
   }

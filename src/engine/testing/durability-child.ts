@@ -4,11 +4,11 @@
  * (after writing `held` to the probe log), so the parent can SIGKILL it at an exact step boundary.
  */
 import { appendFileSync } from 'node:fs';
+import { openStore } from '../../store/open-store.ts';
 import { Runner } from '../runner.ts';
 import { WorkflowRegistry } from '../workflow.ts';
-import { openStore } from '../../store/open-store.ts';
-import { Probe } from './probe.ts';
 import { durabilityWorkflow } from './durability-workflow.ts';
+import { Probe } from './probe.ts';
 
 const env = process.env;
 const logFile = env.PROBE_LOG!;
@@ -21,8 +21,13 @@ probe.hook = (key, index) => {
   setInterval(() => undefined, 60_000);
   return new Promise<void>(() => undefined);
 };
-const store = await openStore({ db: env.QUARRY_DB });
-const runner = new Runner({ store, workflows: new WorkflowRegistry([durabilityWorkflow(probe)]), leaseTtlMs: Number(env.LEASE_TTL_MS ?? 15_000), workerId: `child-${process.pid}` });
+const store = await openStore({ db: env.QUARRY_DB! });
+const runner = new Runner({
+  store,
+  workflows: new WorkflowRegistry([durabilityWorkflow(probe)]),
+  leaseTtlMs: Number(env.LEASE_TTL_MS ?? 15_000),
+  workerId: `child-${process.pid}`,
+});
 const result = await runner.runSession(env.SESSION_ID!);
 process.stdout.write(`${JSON.stringify(result)}\n`);
 await store.close();

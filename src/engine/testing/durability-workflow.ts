@@ -21,16 +21,30 @@ export function durabilityWorkflow(probe: Probe, version = 1): Workflow<{ topic:
     async run(ctx, input) {
       const startedAt = await ctx.now('started-at');
       const plan = await ctx.step({ key: 'plan', phase: 'plan', input }, () =>
-        probe.call('plan', () => ({ queries: [`${input.topic} basics`, `${input.topic} history`, `${input.topic} costs`] })),
+        probe.call('plan', () => ({
+          queries: [`${input.topic} basics`, `${input.topic} history`, `${input.topic} costs`],
+        })),
       );
       const results = await Promise.all(
         plan.queries.map((query, index) =>
-          ctx.step({ key: `search-${index}`, phase: 'search', input: { query } }, () => probe.call(`search-${index}`, () => `results for "${query}"`)),
+          ctx.step({ key: `search-${index}`, phase: 'search', input: { query } }, () =>
+            probe.call(`search-${index}`, () => `results for "${query}"`),
+          ),
         ),
       );
       const summary = await ctx.llm(
-        { key: 'summarize', phase: 'analyze', model: 'fake:model', system: 'Summarize the results.', prompt: results.join('\n') },
-        () => probe.call('summarize', () => ({ output: `${results.length} results about ${input.topic}`, usage: { inputTokens: 42, outputTokens: 7 } })),
+        {
+          key: 'summarize',
+          phase: 'analyze',
+          model: 'fake:model',
+          system: 'Summarize the results.',
+          prompt: results.join('\n'),
+        },
+        () =>
+          probe.call('summarize', () => ({
+            output: `${results.length} results about ${input.topic}`,
+            usage: { inputTokens: 42, outputTokens: 7 },
+          })),
       );
       const pick = await ctx.random('pick');
       const review = await ctx.waitForInput<string>({ key: 'review', phase: 'review', payload: { summary } });
