@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { extractHtml, normalizeText } from './extract-html.ts';
 import { extractPdf } from './extract-pdf.ts';
-import type { DocumentKind, ExtractedDocument } from './extracted-document.ts';
+import { type DocumentKind, type ExtractedDocument, markdownWithoutLinkUrls } from './extracted-document.ts';
 
 /** True when the bytes look binary (a NUL in the first 8 KB): not text, whatever the name says. */
 export function looksBinary(bytes: Uint8Array): boolean {
@@ -23,7 +23,10 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, nam
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   if (kind === 'html') return extractHtml(text);
   const normalized = normalizeText(text);
-  if (kind === 'markdown') return { title: markdownTitle(normalized) ?? fallbackTitle, text: normalized, kind };
+  if (kind === 'markdown') {
+    return { ...markdownWithoutLinkUrls(normalized), title: markdownTitle(normalized) ?? fallbackTitle, kind };
+  }
   const firstLine = normalized.split('\n', 1)[0]?.trim();
-  return { title: firstLine && firstLine.length <= 120 ? firstLine : fallbackTitle, text: normalized, kind };
+  const title = firstLine && firstLine.length <= 120 ? firstLine : fallbackTitle;
+  return { title, text: normalized, linkRanges: [], kind };
 }

@@ -1,8 +1,13 @@
 /** Text pulled out of a file or a fetched page, with what is known about it. */
 export interface ExtractedDocument {
   title: string;
-  /** Plain text (Markdown for web pages, so structure survives), paragraphs separated by blank lines. */
+  /**
+   * The text as a reader sees it, paragraphs separated by blank lines: light Markdown (headings,
+   * lists, fenced code, inline code), with links reduced to their words and no escaping.
+   */
   text: string;
+  /** Character ranges of `text` that were link text: how navigation pages and link lists are told apart. */
+  linkRanges: [number, number][];
   byline?: string;
   /** Publication date as the source states it (ISO when parseable). */
   publishedAt?: string;
@@ -29,4 +34,52 @@ export function kindFromContentType(contentType: string): DocumentKind | null {
   if (type === 'text/markdown' || type === 'text/x-markdown') return 'markdown';
   if (type.startsWith('text/') || type === 'application/json') return 'text';
   return null;
+}
+
+/** Marks the text of a link while converting, so link density can be measured after the URLs are gone. */
+export const LINK_START = '\uE000';
+export const LINK_END = '\uE001';
+
+/** Removes the link markers from text, returning the clean text and where the link text was. */
+export function withLinkRanges(marked: string): { text: string; linkRanges: [number, number][] } {
+  const ranges: [number, number][] = [];
+  let text = '';
+  let open = -1;
+  for (const char of marked) {
+    if (char === LINK_START) open = text.length;
+    else if (char === LINK_END) {
+      if (open >= 0 && text.length > open) ranges.push([open, text.length]);
+      open = -1;
+    } else text += char;
+  }
+  return { text, linkRanges: ranges };
+}
+
+/**
+ * Markdown links reduced to their words, marked as link text; images dropped. Text inside code
+ * fences and code spans is left alone.
+ */
+export function markdownWithoutLinkUrls(markdown: string): { text: string; linkRanges: [number, number][] } {
+  const marked = markdown
+    .split(/(```[\s\S]*?```|`[^`\n]*`)/)
+    .map((part, index) =>
+      index % 2 === 1
+        ? part
+        : part
+            .replace(/!\[([^\]]*)\]\([^)]*\)/g, '')
+            .replace(/\[([^\]]+)\]\((?:[^()\s]|\([^)]*\))+(?:\s+"[^"]*")?\)/g, `${LINK_START}$1${LINK_END}`),
+    )
+    .join('');
+  return withLinkRanges(marked);
+}
+
+/** The share of `[start, end)` that is link text (0 to 1). */
+export function linkDensity(ranges: readonly [number, number][], start: number, end: number): number {
+  if (end <= start) return 0;
+  let linked = 0;
+  for (const [from, to] of ranges) {
+    if (to <= start || from >= end) continue;
+    linked += Math.min(to, end) - Math.max(from, start);
+  }
+  return linked / (end - start);
 }

@@ -6,7 +6,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { QuarryError } from '../../store/errors.ts';
 import { extractHtml, normalizeText } from '../extract/extract-html.ts';
 import { extractPdf } from '../extract/extract-pdf.ts';
-import { kindFromContentType, type ExtractedDocument } from '../extract/extracted-document.ts';
+import { type ExtractedDocument, kindFromContentType } from '../extract/extracted-document.ts';
 import { checkAddress, guardedLookup, type NetworkPolicy } from './network-guard.ts';
 
 export interface FetchPageOptions extends NetworkPolicy {
@@ -38,7 +38,11 @@ export interface FetchedPage {
 /** A fetch that failed; `isRetryable` for timeouts, resets and 5xx/429. */
 export class FetchError extends QuarryError {
   constructor(message: string, options: { url: string; status?: number; isRetryable: boolean; cause?: unknown }) {
-    super('STEP_FAILED', `Fetching ${options.url} failed: ${message}`, { isRetryable: options.isRetryable, details: { url: options.url, status: options.status ?? null }, cause: options.cause });
+    super('STEP_FAILED', `Fetching ${options.url} failed: ${message}`, {
+      isRetryable: options.isRetryable,
+      details: { url: options.url, status: options.status ?? null },
+      cause: options.cause,
+    });
     this.name = 'FetchError';
   }
 }
@@ -52,7 +56,11 @@ function decoded(response: IncomingMessage): NodeJS.ReadableStream {
 }
 
 /** One HTTP exchange (no redirects followed); resolves with the response head. */
-function requestOnce(url: URL, options: Required<Pick<FetchPageOptions, 'connectTimeoutMs' | 'userAgent'>> & NetworkPolicy, signal: AbortSignal): Promise<IncomingMessage> {
+function requestOnce(
+  url: URL,
+  options: Required<Pick<FetchPageOptions, 'connectTimeoutMs' | 'userAgent'>> & NetworkPolicy,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Node skips `lookup` for IP literals, so those are checked here.
   if (isIP(host)) checkAddress(host, host, options);
@@ -60,11 +68,18 @@ function requestOnce(url: URL, options: Required<Pick<FetchPageOptions, 'connect
   return new Promise((resolve, reject) => {
     const request = client.request(url, {
       method: 'GET',
-      headers: { 'user-agent': options.userAgent, accept: 'text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.5', 'accept-encoding': 'gzip, deflate, br' },
+      headers: {
+        'user-agent': options.userAgent,
+        accept: 'text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.5',
+        'accept-encoding': 'gzip, deflate, br',
+      },
       lookup: guardedLookup(options) as never,
       signal,
     });
-    const connectTimer = setTimeout(() => request.destroy(new Error(`no connection within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
+    const connectTimer = setTimeout(
+      () => request.destroy(new Error(`no connection within ${options.connectTimeoutMs} ms`)),
+      options.connectTimeoutMs,
+    );
     request.on('socket', (socket) => {
       if (!socket.connecting) clearTimeout(connectTimer);
       socket.once('connect', () => clearTimeout(connectTimer));
@@ -104,7 +119,8 @@ async function extract(body: Buffer, contentType: string, url: string): Promise<
   const kind = kindFromContentType(contentType);
   if (kind === 'pdf') return extractPdf(body, new URL(url).pathname.split('/').pop() || url);
   if (kind === 'html') return extractHtml(body.toString('utf8'), url);
-  if (kind === 'text' || kind === 'markdown') return { title: url, text: normalizeText(body.toString('utf8')), kind };
+  if (kind === 'text' || kind === 'markdown')
+    return { title: url, text: normalizeText(body.toString('utf8')), linkRanges: [], kind };
   throw new FetchError(`unsupported content type "${contentType || 'none'}"`, { url, isRetryable: false });
 }
 
@@ -128,21 +144,31 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
     throw new FetchError('not a valid URL', { url, isRetryable: false });
   }
   for (let hop = 0; ; hop++) {
-    if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new FetchError(`only http and https URLs are fetched, not ${current.protocol}`, { url, isRetryable: false });
+    if (current.protocol !== 'http:' && current.protocol !== 'https:')
+      throw new FetchError(`only http and https URLs are fetched, not ${current.protocol}`, {
+        url,
+        isRetryable: false,
+      });
     let response: IncomingMessage;
     try {
       response = await requestOnce(current, settings, signal);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       const name = (error as Error).name;
-      if (name === 'BlockedAddressError') throw new FetchError((error as Error).message, { url, isRetryable: false, cause: error });
+      if (name === 'BlockedAddressError')
+        throw new FetchError((error as Error).message, { url, isRetryable: false, cause: error });
       const timedOut = signal.aborted || name === 'AbortError';
-      throw new FetchError(timedOut ? `no complete answer within ${totalTimeoutMs} ms` : (error as Error).message, { url, isRetryable: true, cause: error });
+      throw new FetchError(timedOut ? `no complete answer within ${totalTimeoutMs} ms` : (error as Error).message, {
+        url,
+        isRetryable: true,
+        cause: error,
+      });
     }
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.resume();
-      if (hop >= maxRedirects) throw new FetchError(`more than ${maxRedirects} redirects`, { url, status, isRetryable: false });
+      if (hop >= maxRedirects)
+        throw new FetchError(`more than ${maxRedirects} redirects`, { url, status, isRetryable: false });
       current = new URL(response.headers.location, current);
       continue;
     }
@@ -157,15 +183,30 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
     } catch (error) {
       if (error instanceof FetchError) throw error;
       if (options.signal?.aborted) throw options.signal.reason;
-      throw new FetchError(signal.aborted ? `no complete answer within ${totalTimeoutMs} ms` : (error as Error).message, { url, isRetryable: true, cause: error });
+      throw new FetchError(
+        signal.aborted ? `no complete answer within ${totalTimeoutMs} ms` : (error as Error).message,
+        { url, isRetryable: true, cause: error },
+      );
     }
     let document: ExtractedDocument;
     try {
       document = await extract(body, contentType, current.href);
     } catch (error) {
       if (error instanceof FetchError) throw error;
-      throw new FetchError(`the content could not be read: ${(error as Error).message}`, { url, isRetryable: false, cause: error });
+      throw new FetchError(`the content could not be read: ${(error as Error).message}`, {
+        url,
+        isRetryable: false,
+        cause: error,
+      });
     }
-    return { url, finalUrl: current.href, status, contentType, contentHash: createHash('sha256').update(body).digest('hex'), bytes: body.length, document };
+    return {
+      url,
+      finalUrl: current.href,
+      status,
+      contentType,
+      contentHash: createHash('sha256').update(body).digest('hex'),
+      bytes: body.length,
+      document,
+    };
   }
 }

@@ -21,9 +21,12 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
+  ['ff00::', 8], // multicast
+  ['64:ff9b:1::', 48], // local-use NAT64: translates to whatever the local network decides
+  ['100::', 64], // discard-only
 ] as const) {
   blocked.addSubnet(network, prefix, 'ipv6');
 }
@@ -50,16 +53,57 @@ function allowList(policy: NetworkPolicy): { hosts: Set<string>; list: BlockList
   return { hosts, list };
 }
 
-/** IPv4-mapped IPv6 (`::ffff:10.0.0.1`) is judged as the IPv4 address it carries. */
-function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
-  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
+/** The 16 bytes of an IPv6 address (`::` expanded, a trailing dotted IPv4 part read as 4 bytes). */
+export function ipv6Bytes(address: string): number[] | null {
+  if (isIP(address) !== 6) return null;
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  if (groups.length !== 8) return null;
+  return groups.flatMap((group) => {
+    const value = Number.parseInt(group || '0', 16);
+    return [value >> 8, value & 0xff];
+  });
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries, which is where its packets really go: IPv4-mapped
+ * (`::ffff:10.0.0.1`), IPv4-compatible (`::10.0.0.1`), NAT64 (`64:ff9b::10.0.0.1`), 6to4
+ * (`2002:0a00:0001::`) and Teredo (server, and client with its bits inverted).
+ */
+export function embeddedIpv4(address: string): string[] {
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return [];
+  const ipv4 = (from: number, invert = false) =>
+    bytes
+      .slice(from, from + 4)
+      .map((byte) => (invert ? byte ^ 0xff : byte))
+      .join('.');
+  const zero = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
+  if (zero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return [ipv4(12)];
+  if (zero(0, 12)) return [ipv4(12)];
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12))
+    return [ipv4(12)];
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) return [ipv4(2)];
+  if (bytes[0] === 0x20 && bytes[1] === 0x01 && zero(2, 4)) return [ipv4(4), ipv4(12, true)];
+  return [];
 }
 
 export class BlockedAddressError extends Error {
-  constructor(readonly host: string, readonly address: string) {
-    super(`Refusing to fetch ${host}: it resolves to ${address}, a loopback, private, link-local or metadata address. Allow it explicitly (QUARRY_FETCH_ALLOW) if this is intended.`);
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(
+      `Refusing to fetch ${host}: it resolves to ${address}, a loopback, private, link-local or metadata address. Allow it explicitly (QUARRY_FETCH_ALLOW) if this is intended.`,
+    );
     this.name = 'BlockedAddressError';
   }
 }
@@ -68,9 +112,12 @@ export class BlockedAddressError extends Error {
 export function checkAddress(host: string, address: string, policy: NetworkPolicy): void {
   const allowed = allowList(policy);
   if (allowed.hosts.has(host.toLowerCase())) return;
-  const plain = unmapped(address);
-  if (allowed.list.check(plain.address, plain.family)) return;
-  if (blocked.check(plain.address, plain.family)) throw new BlockedAddressError(host, address);
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  const carried = family === 'ipv6' ? embeddedIpv4(address) : [];
+  if (allowed.list.check(address, family)) return;
+  if (carried.length > 0 && carried.every((ipv4) => allowed.list.check(ipv4, 'ipv4'))) return;
+  if (blocked.check(address, family) || carried.some((ipv4) => blocked.check(ipv4, 'ipv4')))
+    throw new BlockedAddressError(host, address);
 }
 
 /**
@@ -79,7 +126,11 @@ export function checkAddress(host: string, address: string, policy: NetworkPolic
  * slip through.
  */
 export function guardedLookup(policy: NetworkPolicy) {
-  return (hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+  return (
+    hostname: string,
+    options: object,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
       try {

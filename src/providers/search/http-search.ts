@@ -1,5 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { SearchError, parseRetryAfter } from './search-error.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { withRetry } from '../../shared/retry.ts';
+import { parseRetryAfter, SearchError } from './search-error.ts';
 import type { SearchOptions, SearchProvider, SearchResult } from './search-provider.ts';
 
 export interface HttpSearchRequest {
@@ -16,6 +17,8 @@ export interface HttpSearchOptions {
   retries?: number;
   /** Longest wait honoured from `Retry-After` (and the backoff cap). Default 10 s. */
   maxRetryDelayMs?: number;
+  /** What waits between tries; tests pass a `ManualClock`. */
+  clock?: Clock;
 }
 
 /**
@@ -28,27 +31,26 @@ export abstract class HttpSearch implements SearchProvider {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly maxRetryDelayMs: number;
+  private readonly clock: Clock | undefined;
 
   constructor(options: HttpSearchOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.retries = options.retries ?? 2;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
+    this.clock = options.clock;
   }
 
   protected abstract buildRequest(query: string, maxResults: number): HttpSearchRequest;
   protected abstract readResults(body: unknown): SearchResult[];
 
   async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await this.once(query, options)).slice(0, options.maxResults);
-      } catch (error) {
-        if (!(error instanceof SearchError) || !error.isRetryable || attempt >= this.retries || options.signal?.aborted) throw error;
-        const backoff = Math.min(this.maxRetryDelayMs, 500 * 2 ** attempt);
-        const wait = Math.min(this.maxRetryDelayMs, error.retryAfterMs ?? backoff);
-        await delay(wait, undefined, { signal: options.signal });
-      }
-    }
+    const results = await withRetry(() => this.once(query, options), {
+      attempts: this.retries + 1,
+      maxDelayMs: this.maxRetryDelayMs,
+      clock: this.clock,
+      signal: options.signal,
+    });
+    return results.slice(0, options.maxResults);
   }
 
   private async once(query: string, options: SearchOptions): Promise<SearchResult[]> {
@@ -58,14 +60,24 @@ export abstract class HttpSearch implements SearchProvider {
     try {
       response = await fetch(request.url, {
         method: request.method,
-        headers: { accept: 'application/json', ...request.headers, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          accept: 'application/json',
+          ...request.headers,
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
         signal: AbortSignal.any(signals),
       });
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       const timedOut = (error as Error).name === 'TimeoutError';
-      throw new SearchError({ provider: this.name, status: null, message: timedOut ? `no answer within ${this.timeoutMs} ms` : (error as Error).message, isRetryable: true, cause: error });
+      throw new SearchError({
+        provider: this.name,
+        status: null,
+        message: timedOut ? `no answer within ${this.timeoutMs} ms` : (error as Error).message,
+        isRetryable: true,
+        cause: error,
+      });
     }
     if (!response.ok) {
       const text = await response.text().catch(() => '');
@@ -83,12 +95,24 @@ export abstract class HttpSearch implements SearchProvider {
     try {
       body = await response.json();
     } catch (error) {
-      throw new SearchError({ provider: this.name, status: response.status, message: 'the response is not JSON', isRetryable: false, cause: error });
+      throw new SearchError({
+        provider: this.name,
+        status: response.status,
+        message: 'the response is not JSON',
+        isRetryable: false,
+        cause: error,
+      });
     }
     try {
       return this.readResults(body);
     } catch (error) {
-      throw new SearchError({ provider: this.name, status: response.status, message: `unexpected response shape: ${(error as Error).message}`, isRetryable: false, cause: error });
+      throw new SearchError({
+        provider: this.name,
+        status: response.status,
+        message: `unexpected response shape: ${(error as Error).message}`,
+        isRetryable: false,
+        cause: error,
+      });
     }
   }
 }

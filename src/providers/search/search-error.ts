@@ -4,18 +4,24 @@ import { QuarryError } from '../../store/errors.ts';
 export class SearchError extends QuarryError {
   readonly provider: string;
   readonly status: number | null;
-  readonly retryAfterMs: number | null;
 
-  constructor(options: { provider: string; status: number | null; message: string; isRetryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+  constructor(options: {
+    provider: string;
+    status: number | null;
+    message: string;
+    isRetryable: boolean;
+    retryAfterMs?: number | null;
+    cause?: unknown;
+  }) {
     super('STEP_FAILED', `${options.provider} search failed: ${options.message}`, {
       isRetryable: options.isRetryable,
+      retryAfterMs: options.retryAfterMs,
       details: { provider: options.provider, status: options.status },
       cause: options.cause,
     });
     this.name = 'SearchError';
     this.provider = options.provider;
     this.status = options.status;
-    this.retryAfterMs = options.retryAfterMs ?? null;
   }
 }
 

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHttpServer, type RecordedRequest } from '../../../test/support/fake-http-server.ts';
+import { testConfig } from '../../../test/support/test-config.ts';
+import { ManualClock } from '../../shared/clock.ts';
 import { BraveSearch } from './brave/brave-search.ts';
 import { createWebProvider } from './create-search-providers.ts';
 import { ExaSearch } from './exa/exa-search.ts';
@@ -10,7 +12,8 @@ import { SearchError } from './search-error.ts';
 import { SearxngSearch } from './searxng/searxng-search.ts';
 import { TavilySearch } from './tavily/tavily-search.ts';
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../../test/fixtures/search/${name}.json`, import.meta.url), 'utf8')) as unknown;
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../test/fixtures/search/${name}.json`, import.meta.url), 'utf8')) as unknown;
 
 interface ProviderSpec {
   name: string;
@@ -19,12 +22,14 @@ interface ProviderSpec {
   checkRequest(request: RecordedRequest): void;
 }
 
-const fast = { retries: 2, maxRetryDelayMs: 1_500 };
+// Waits go to a manual clock: the retry tests check what was waited, without sleeping.
+let clock = new ManualClock();
+const fast = () => ({ retries: 2, maxRetryDelayMs: 1_500, clock });
 
 const specs: ProviderSpec[] = [
   {
     name: 'searxng',
-    make: (baseUrl) => new SearxngSearch(`${baseUrl}/searx/`, fast),
+    make: (baseUrl) => new SearxngSearch(`${baseUrl}/searx/`, fast()),
     checkRequest(request) {
       expect(request.method).toBe('GET');
       expect(request.url.pathname).toBe('/searx/search');
@@ -34,7 +39,7 @@ const specs: ProviderSpec[] = [
   },
   {
     name: 'tavily',
-    make: (baseUrl) => new TavilySearch('tvly-test-key', baseUrl, fast),
+    make: (baseUrl) => new TavilySearch('tvly-test-key', baseUrl, fast()),
     checkRequest(request) {
       expect(request.method).toBe('POST');
       expect(request.url.pathname).toBe('/search');
@@ -44,7 +49,7 @@ const specs: ProviderSpec[] = [
   },
   {
     name: 'brave',
-    make: (baseUrl) => new BraveSearch('brave-test-key', baseUrl, fast),
+    make: (baseUrl) => new BraveSearch('brave-test-key', baseUrl, fast()),
     checkRequest(request) {
       expect(request.method).toBe('GET');
       expect(request.url.pathname).toBe('/res/v1/web/search');
@@ -55,17 +60,21 @@ const specs: ProviderSpec[] = [
   },
   {
     name: 'exa',
-    make: (baseUrl) => new ExaSearch('exa-test-key', baseUrl, fast),
+    make: (baseUrl) => new ExaSearch('exa-test-key', baseUrl, fast()),
     checkRequest(request) {
       expect(request.method).toBe('POST');
       expect(request.url.pathname).toBe('/search');
       expect(request.headers['x-api-key']).toBe('exa-test-key');
-      expect(JSON.parse(request.body)).toMatchObject({ query: 'tidal power', numResults: 5, contents: { text: expect.anything() } });
+      expect(JSON.parse(request.body)).toMatchObject({
+        query: 'tidal power',
+        numResults: 5,
+        contents: { text: expect.anything() },
+      });
     },
   },
   {
     name: 'jina',
-    make: (baseUrl) => new JinaSearch('jina-test-key', baseUrl, fast),
+    make: (baseUrl) => new JinaSearch('jina-test-key', baseUrl, fast()),
     checkRequest(request) {
       expect(request.method).toBe('GET');
       expect(request.headers.authorization).toBe('Bearer jina-test-key');
@@ -79,6 +88,7 @@ for (const spec of specs) {
   describe(`${spec.name} search adapter`, () => {
     let server: FakeHttpServer;
     beforeEach(async () => {
+      clock = new ManualClock();
       server = await new FakeHttpServer().start();
     });
     afterEach(async () => {
@@ -99,40 +109,60 @@ for (const spec of specs) {
     });
 
     it('waits as Retry-After says on 429, then succeeds', async () => {
-      server.script({ status: 429, headers: { 'retry-after': '1' }, body: { error: 'rate limited' } }, { body: fixture(spec.name) });
-      const started = Date.now();
+      server.script(
+        { status: 429, headers: { 'retry-after': '1' }, body: { error: 'rate limited' } },
+        { body: fixture(spec.name) },
+      );
       const results = await spec.make(server.baseUrl).search('tidal power', { maxResults: 5 });
       expect(results).toHaveLength(2);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+      expect(clock.waits).toEqual([1000]);
       expect(server.requests).toHaveLength(2);
     });
 
     it('reports server errors as retryable once its retries are spent', async () => {
-      server.script({ status: 502, body: 'bad gateway' }, { status: 503, body: 'unavailable' }, { status: 500, body: 'boom' });
-      const error = await spec.make(server.baseUrl).search('tidal power', { maxResults: 5 }).catch((caught: unknown) => caught);
+      server.script(
+        { status: 502, body: 'bad gateway' },
+        { status: 503, body: 'unavailable' },
+        { status: 500, body: 'boom' },
+      );
+      const error = await spec
+        .make(server.baseUrl)
+        .search('tidal power', { maxResults: 5 })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(SearchError);
       expect(error).toMatchObject({ isRetryable: true, status: 500, provider: spec.name });
       expect(server.requests).toHaveLength(3);
+      expect(clock.waits).toEqual([500, 1000]);
     });
 
     it('reports a rejected key as not retryable, without retrying', async () => {
       server.script({ status: 401, body: { error: 'invalid api key' } });
-      const error = await spec.make(server.baseUrl).search('tidal power', { maxResults: 5 }).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ isRetryable: false, status: 401, message: expect.stringContaining('check the API key') });
+      const error = await spec
+        .make(server.baseUrl)
+        .search('tidal power', { maxResults: 5 })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({
+        isRetryable: false,
+        status: 401,
+        message: expect.stringContaining('check the API key'),
+      });
       expect(server.requests).toHaveLength(1);
     });
 
     it('reports a malformed response clearly', async () => {
       server.script({ body: { unexpected: true } });
-      await expect(spec.make(server.baseUrl).search('tidal power', { maxResults: 5 })).rejects.toMatchObject({ isRetryable: false, message: expect.stringContaining('unexpected response shape') });
+      await expect(spec.make(server.baseUrl).search('tidal power', { maxResults: 5 })).rejects.toMatchObject({
+        isRetryable: false,
+        message: expect.stringContaining('unexpected response shape'),
+      });
     });
   });
 }
 
 describe('web provider configuration', () => {
-  it('takes keys from the environment only and names a missing one', () => {
-    expect(() => createWebProvider('tavily', {})).toThrow(/TAVILY_API_KEY/);
-    expect(() => createWebProvider('altavista', {})).toThrow(/Unknown search provider/);
-    expect(createWebProvider('brave', { BRAVE_API_KEY: 'k' }).name).toBe('brave');
+  it('takes keys from the resolved configuration and names a missing one', () => {
+    expect(() => createWebProvider('tavily', testConfig().providers)).toThrow(/TAVILY_API_KEY/);
+    expect(() => createWebProvider('altavista', testConfig().providers)).toThrow(/Unknown search provider/);
+    expect(createWebProvider('brave', testConfig({ BRAVE_API_KEY: 'k' }).providers).name).toBe('brave');
   });
 });

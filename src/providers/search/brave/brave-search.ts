@@ -1,11 +1,15 @@
-import { HttpSearch, requireArray, text, type HttpSearchOptions, type HttpSearchRequest } from '../http-search.ts';
+import { HttpSearch, type HttpSearchOptions, type HttpSearchRequest, requireArray, text } from '../http-search.ts';
 import type { SearchResult } from '../search-provider.ts';
 
 /** Brave Search's web API: `GET /res/v1/web/search` with `X-Subscription-Token`. */
 export class BraveSearch extends HttpSearch {
   readonly name = 'brave';
 
-  constructor(private readonly apiKey: string, private readonly baseUrl = 'https://api.search.brave.com', options: HttpSearchOptions = {}) {
+  constructor(
+    private readonly apiKey: string,
+    private readonly baseUrl = 'https://api.search.brave.com',
+    options: HttpSearchOptions = {},
+  ) {
     super(options);
   }
 
@@ -23,7 +27,13 @@ export class BraveSearch extends HttpSearch {
     if (!web) return [];
     return requireArray(web.results, 'web.results').map((item) => {
       const result = item as Record<string, unknown>;
-      return { url: text(result.url), title: text(result.title), snippet: text(result.description).replace(/<\/?strong>/g, ''), provider: this.name, metadata: { age: result.age } };
+      return {
+        url: text(result.url),
+        title: text(result.title),
+        snippet: text(result.description).replace(/<\/?strong>/g, ''),
+        provider: this.name,
+        metadata: { age: result.age },
+      };
     });
   }
 }

@@ -1,11 +1,15 @@
-import { HttpSearch, requireArray, text, type HttpSearchOptions, type HttpSearchRequest } from '../http-search.ts';
+import { HttpSearch, type HttpSearchOptions, type HttpSearchRequest, requireArray, text } from '../http-search.ts';
 import type { SearchResult } from '../search-provider.ts';
 
 /** Exa's search API: `POST /search` with `x-api-key`, asking for page text with each result. */
 export class ExaSearch extends HttpSearch {
   readonly name = 'exa';
 
-  constructor(private readonly apiKey: string, private readonly baseUrl = 'https://api.exa.ai', options: HttpSearchOptions = {}) {
+  constructor(
+    private readonly apiKey: string,
+    private readonly baseUrl = 'https://api.exa.ai',
+    options: HttpSearchOptions = {},
+  ) {
     super(options);
   }
 

@@ -1,29 +1,118 @@
 import type { PassageInput } from '../../../store/store.ts';
+import { linkDensity } from '../../extract/extracted-document.ts';
 
 export interface ChunkOptions {
-  /** Passages grow by whole paragraphs until about this many characters. Default 900. */
+  /** Passages grow by whole paragraphs, within one section, until about this many characters. Default 900. */
   targetChars?: number;
   /** A paragraph longer than this is cut at sentence ends. Default 1600. */
   maxChars?: number;
+  /** Character ranges of link text in `text` (from extraction), for each passage's link density. */
+  linkRanges?: readonly [number, number][];
 }
 
-/** Paragraphs (blank-line separated) with their offsets in `text`. */
-function paragraphs(text: string): PassageInput[] {
-  const result: PassageInput[] = [];
-  const pattern = /[^\n]+(?:\n(?!\s*\n)[^\n]*)*/g;
-  for (const match of text.matchAll(pattern)) {
-    const body = match[0].trim();
-    if (body) result.push({ start: match.index!, end: match.index! + match[0].length, text: body });
+interface Block {
+  start: number;
+  end: number;
+  text: string;
+  /** The heading path in force for the block. */
+  headings: string;
+  /** The part of the path made of section headings (levels 1–4): a change starts a new passage. */
+  section: string;
+  /** A heading line. Section headings start a new passage; minor ones (a glossary term, an API entry) do not. */
+  heading: boolean;
+}
+
+/** Headings of levels 5 and 6 name entries of a definition list, not sections: they never split passages alone. */
+const MINOR_LEVEL = 5;
+
+const headingPattern = /^(#{1,6})\s+(.+?)\s*#*$/;
+
+/** Heading text as a search field: no Markdown, no backticks. */
+function headingText(raw: string): string {
+  return raw.replace(/`/g, '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Blocks of the text with their offsets: paragraphs (blank-line separated), fenced code blocks
+ * whole, and heading lines on their own, each with the heading path above it.
+ */
+function blocks(text: string): Block[] {
+  const result: Block[] = [];
+  const stack: { level: number; text: string }[] = [];
+  const path = () => stack.map((entry) => entry.text).join(' › ');
+  const section = () =>
+    stack
+      .filter((entry) => entry.level < MINOR_LEVEL)
+      .map((entry) => entry.text)
+      .join(' › ');
+  let current: { start: number; lines: string[] } | null = null;
+  let offset = 0;
+  let fenced = false;
+  const flush = (end: number) => {
+    if (!current) return;
+    const body = current.lines.join('\n');
+    const trimmed = body.trim();
+    if (trimmed) {
+      const start = current.start + body.indexOf(trimmed);
+      result.push({
+        start,
+        end: start + trimmed.length,
+        text: trimmed,
+        headings: path(),
+        section: section(),
+        heading: false,
+      });
+    }
+    current = null;
+    void end;
+  };
+  for (const line of text.split('\n')) {
+    const lineStart = offset;
+    offset += line.length + 1;
+    if (line.trimStart().startsWith('```')) {
+      if (!current) current = { start: lineStart, lines: [] };
+      current.lines.push(line);
+      fenced = !fenced;
+      if (!fenced) flush(offset);
+      continue;
+    }
+    if (fenced) {
+      current?.lines.push(line);
+      continue;
+    }
+    const heading = headingPattern.exec(line);
+    if (heading) {
+      flush(lineStart);
+      const level = heading[1]!.length;
+      while (stack.length > 0 && stack.at(-1)!.level >= level) stack.pop();
+      stack.push({ level, text: headingText(heading[2]!) });
+      result.push({
+        start: lineStart,
+        end: lineStart + line.length,
+        text: line.trim(),
+        headings: path(),
+        section: section(),
+        heading: level < MINOR_LEVEL,
+      });
+      continue;
+    }
+    if (line.trim() === '') {
+      flush(lineStart);
+      continue;
+    }
+    if (!current) current = { start: lineStart, lines: [] };
+    current.lines.push(line);
   }
+  flush(offset);
   return result;
 }
 
-/** Cuts a long paragraph at sentence ends (or hard at `maxChars`), keeping offsets. */
-function splitLong(paragraph: PassageInput, maxChars: number): PassageInput[] {
-  if (paragraph.text.length <= maxChars) return [paragraph];
-  const pieces: PassageInput[] = [];
+/** Cuts a long block at sentence ends (or hard at `maxChars`), keeping offsets. */
+function splitLong(block: Block, maxChars: number): Block[] {
+  if (block.text.length <= maxChars) return [block];
+  const pieces: Block[] = [];
   let start = 0;
-  const text = paragraph.text;
+  const text = block.text;
   while (start < text.length) {
     let end = Math.min(text.length, start + maxChars);
     if (end < text.length) {
@@ -31,30 +120,63 @@ function splitLong(paragraph: PassageInput, maxChars: number): PassageInput[] {
       const sentenceEnd = Math.max(window.lastIndexOf('. '), window.lastIndexOf('? '), window.lastIndexOf('! '));
       if (sentenceEnd > maxChars / 3) end = start + sentenceEnd + 1;
     }
-    const piece = text.slice(start, end).trim();
-    if (piece) pieces.push({ start: paragraph.start + start, end: paragraph.start + end, text: piece });
+    const piece = text.slice(start, end);
+    const trimmed = piece.trim();
+    if (trimmed) {
+      const at = block.start + start + piece.indexOf(trimmed);
+      pieces.push({ ...block, start: at, end: at + trimmed.length, text: trimmed });
+    }
     start = end;
   }
   return pieces;
 }
 
 /**
- * Splits extracted text into passages of whole paragraphs, each with its character offsets in the
- * text, so a citation can point to the exact place.
+ * Splits extracted text into passages of whole paragraphs within one section: a heading always
+ * starts a new passage, and each passage carries its heading path (a search field of its own) and
+ * its link density, with its character offsets in the text so a citation points at the place.
  */
 export function chunkText(text: string, options: ChunkOptions = {}): PassageInput[] {
   const target = options.targetChars ?? 900;
   const max = options.maxChars ?? 1600;
+  const ranges = options.linkRanges ?? [];
   const passages: PassageInput[] = [];
-  let current: PassageInput | null = null;
-  for (const paragraph of paragraphs(text).flatMap((each) => splitLong(each, max))) {
-    if (current && current.text.length + paragraph.text.length + 2 <= target) {
-      current = { start: current.start, end: paragraph.end, text: `${current.text}\n\n${paragraph.text}` };
-    } else {
-      if (current) passages.push(current);
-      current = paragraph;
+  type Open = Omit<PassageInput, 'linkDensity'> & { section: string };
+  let current: Open | null = null;
+  const push = () => {
+    const open = current as Open | null;
+    if (open?.text.trim()) {
+      const { section: _section, ...passage } = open;
+      passages.push({ ...passage, linkDensity: linkDensity(ranges, open.start, open.end) });
+    }
+    current = null;
+  };
+  for (const block of blocks(text).flatMap((each) => splitLong(each, max))) {
+    const open = current as Open | null;
+    const fits = open && open.section === block.section && open.text.length + block.text.length + 2 <= target;
+    if (block.heading || !fits) {
+      push();
+      current = {
+        start: block.start,
+        end: block.end,
+        text: block.text,
+        headings: block.headings,
+        section: block.section,
+      };
+    } else if (open) {
+      current = { ...open, end: block.end, text: `${open.text}\n\n${block.text}` };
     }
   }
-  if (current) passages.push(current);
-  return passages;
+  push();
+  // A heading with nothing under it before the next heading is folded into nothing: it says no more than its field.
+  return passages.filter((passage) => !headingPattern.test(passage.text) || passage.text.includes('\n'));
+}
+
+/** True when most of the text (not counting white space) is link text: an index, a table of contents. */
+export function isNavigationText(text: string, ranges: readonly [number, number][]): boolean {
+  const visible = text.replace(/\s/g, '').length;
+  if (visible < 40) return false;
+  let linked = 0;
+  for (const [from, to] of ranges) linked += text.slice(from, to).replace(/\s/g, '').length;
+  return linked / visible > 0.6;
 }

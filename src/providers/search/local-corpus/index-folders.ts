@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { invalidInput } from '../../../store/errors.ts';
 import type { Store } from '../../../store/store.ts';
 import { extractDocument } from '../../extract/extract-document.ts';
 import { kindFromPath } from '../../extract/extracted-document.ts';
-import { chunkText } from './chunk-text.ts';
+import { chunkText, isNavigationText } from './chunk-text.ts';
 
 export interface IndexProgress {
   done: number;
@@ -33,7 +33,21 @@ export interface IndexReport {
   chars: number;
 }
 
-const ignoredFolders = new Set(['node_modules', '.git', '.hg', '.svn']);
+/**
+ * Folders never indexed: dependencies and version control, and the copies documentation builders
+ * keep beside their pages (Sphinx's `_sources` holds every page again as reStructuredText).
+ */
+const ignoredFolders = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  '_sources',
+  '_static',
+  '_images',
+  '_downloads',
+  '.doctrees',
+]);
 
 /** Every file below `folder` (depth first, sorted), without hidden or dependency folders. */
 async function listFiles(folder: string): Promise<string[]> {
@@ -59,15 +73,30 @@ export function folderPrefix(folder: string): string {
  * indexed; unchanged ones (same size and mtime, or same content hash) are skipped; files that are
  * gone are removed. Unreadable, binary, huge or malformed files are reported, never thrown.
  */
-export async function indexFolders(store: Store, folders: string[], options: IndexFoldersOptions = {}): Promise<IndexReport> {
+export async function indexFolders(
+  store: Store,
+  folders: string[],
+  options: IndexFoldersOptions = {},
+): Promise<IndexReport> {
   const maxFileBytes = options.maxFileBytes ?? 25 * 1024 * 1024;
-  const report: IndexReport = { folders: folders.map((folder) => resolve(folder)), added: 0, updated: 0, unchanged: 0, removed: 0, skipped: [], passages: 0, chars: 0 };
+  const report: IndexReport = {
+    folders: folders.map((folder) => resolve(folder)),
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    removed: 0,
+    skipped: [],
+    passages: 0,
+    chars: 0,
+  };
   for (const folder of report.folders) {
     const info = await stat(folder).catch(() => null);
     if (!info?.isDirectory()) throw invalidInput('folder', `${folder} is not a folder that can be read`);
   }
   for (const folder of report.folders) {
-    const known = new Map((await store.listDocuments({ pathPrefix: folderPrefix(folder) })).map((document) => [document.path, document]));
+    const known = new Map(
+      (await store.listDocuments({ pathPrefix: folderPrefix(folder) })).map((document) => [document.path, document]),
+    );
     const files = (await listFiles(folder)).filter((path) => kindFromPath(path) !== null);
     for (const [index, path] of files.entries()) {
       options.signal?.throwIfAborted();
@@ -95,12 +124,22 @@ export async function indexFolders(store: Store, folders: string[], options: Ind
         }
         const kind = kindFromPath(path)!;
         const extracted = await extractDocument(bytes, kind, path);
-        const passages = chunkText(extracted.text);
+        const passages = chunkText(extracted.text, { linkRanges: extracted.linkRanges });
         if (passages.length === 0) {
           report.skipped.push({ path, reason: 'no text found' });
           continue;
         }
-        await store.upsertDocument({ path, title: extracted.title, kind, size: info.size, mtimeMs: Math.floor(info.mtimeMs), contentHash, chars: extracted.text.length, passages });
+        await store.upsertDocument({
+          path,
+          title: extracted.title,
+          kind,
+          size: info.size,
+          mtimeMs: Math.floor(info.mtimeMs),
+          contentHash,
+          chars: extracted.text.length,
+          navigation: isNavigationText(extracted.text, extracted.linkRanges),
+          passages,
+        });
         known.delete(path);
         report[previous ? 'updated' : 'added'] += 1;
         report.passages += passages.length;

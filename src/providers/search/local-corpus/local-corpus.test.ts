@@ -2,11 +2,12 @@ import { cpSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sqliteHarness } from '../../../store/sqlite/sqlite-harness.ts';
-import { postgresHarness, postgresSkipReason } from '../../../store/postgres/postgres-harness.ts';
-import type { StoreHarness, TestDatabase } from '../../../store/conformance/harness.ts';
 import { minimalPdf } from '../../../../test/support/minimal-pdf.ts';
-import { chunkText } from './chunk-text.ts';
+import type { StoreHarness, TestDatabase } from '../../../store/conformance/harness.ts';
+import { postgresHarness, postgresSkipReason } from '../../../store/postgres/postgres-harness.ts';
+import { sqliteHarness } from '../../../store/sqlite/sqlite-harness.ts';
+import { extractHtml } from '../../extract/extract-html.ts';
+import { chunkText, isNavigationText } from './chunk-text.ts';
 import { indexFolders } from './index-folders.ts';
 import { LocalCorpusSearch } from './local-corpus-search.ts';
 
@@ -23,93 +24,137 @@ const labeled: [string, string][] = [
 ];
 
 function describeCorpus(harness: StoreHarness, skipReason: string | null) {
-  describe.skipIf(skipReason !== null)(`local corpus on ${harness.name}${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
-    let database: TestDatabase;
-    let folder: string;
-    beforeEach(async () => {
-      database = await harness.create();
-      folder = mkdtempSync(join(tmpdir(), 'quarry-corpus-'));
-      cpSync(fixtures, folder, { recursive: true });
-      writeFileSync(join(folder, 'reports', 'reactors.pdf'), minimalPdf('Molten salt reactors', [
-        'Molten salt reactors dissolve their fuel in a fluoride salt that also cools the core.',
-        'The salt runs at atmospheric pressure and high temperature.',
-      ]), { flag: 'w' });
-    });
-    afterEach(async () => {
-      await database.destroy();
-      rmSync(folder, { recursive: true, force: true });
-    });
-
-    it('indexes every supported type and skips bad files with a reason', async () => {
-      writeFileSync(join(folder, 'binary.txt'), Buffer.from([0x68, 0x69, 0x00, 0x01, 0x02]));
-      writeFileSync(join(folder, 'broken.pdf'), '%PDF-1.4 this is not really a pdf');
-      writeFileSync(join(folder, 'latin1.md'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
-      writeFileSync(join(folder, 'huge.md'), 'x'.repeat(5000));
-      writeFileSync(join(folder, 'image.png'), Buffer.from([0x89, 0x50]));
-      const progress: number[] = [];
-      const report = await indexFolders(database.store, [folder], { maxFileBytes: 4000, onProgress: ({ done }) => progress.push(done) });
-      expect(report.added).toBe(5);
-      expect(report.skipped.map((skip) => skip.path.slice(folder.length + 1)).sort()).toEqual(['binary.txt', 'broken.pdf', 'huge.md', 'latin1.md']);
-      expect(report.skipped.find((skip) => skip.path.endsWith('huge.md'))!.reason).toContain('too large');
-      expect(progress.at(-1)).toBe(9);
-      const documents = await database.store.listDocuments();
-      const titles = Object.fromEntries(documents.map((document) => [document.path.slice(folder.length + 1), document.title]));
-      expect(titles).toEqual({
-        'energy/solar-power.md': 'Solar power',
-        'energy/tidal-energy.txt': 'Tidal energy',
-        'nature/honeybees.html': 'Honeybees and the waggle dance',
-        'nature/volcanoes.md': 'How calderas form',
-        'reports/reactors.pdf': 'Molten salt reactors',
+  describe.skipIf(skipReason !== null)(
+    `local corpus on ${harness.name}${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+    () => {
+      let database: TestDatabase;
+      let folder: string;
+      beforeEach(async () => {
+        database = await harness.create();
+        folder = mkdtempSync(join(tmpdir(), 'quarry-corpus-'));
+        cpSync(fixtures, folder, { recursive: true });
+        writeFileSync(
+          join(folder, 'reports', 'reactors.pdf'),
+          minimalPdf('Molten salt reactors', [
+            'Molten salt reactors dissolve their fuel in a fluoride salt that also cools the core.',
+            'The salt runs at atmospheric pressure and high temperature.',
+          ]),
+          { flag: 'w' },
+        );
       });
-      const [bees] = await new LocalCorpusSearch(database.store, [folder]).search('waggle dance distance', { maxResults: 1 });
-      expect(bees!.content).not.toContain('tracking');
-      expect(bees!.content).not.toContain('Copyright');
-    });
+      afterEach(async () => {
+        await database.destroy();
+        rmSync(folder, { recursive: true, force: true });
+      });
 
-    it('ranks the passage that answers each labeled question first', async () => {
-      await indexFolders(database.store, [folder]);
-      const search = new LocalCorpusSearch(database.store, [folder]);
-      for (const [question, expected] of labeled) {
-        const [best] = await search.search(question, { maxResults: 5 });
-        expect(best?.url, question).toBe(`file://${join(folder, expected)}`);
-        expect(best!.metadata).toMatchObject({ passageId: expect.any(Number), start: expect.any(Number), end: expect.any(Number) });
-      }
-    });
+      it('indexes every supported type and skips bad files with a reason', async () => {
+        writeFileSync(join(folder, 'binary.txt'), Buffer.from([0x68, 0x69, 0x00, 0x01, 0x02]));
+        writeFileSync(join(folder, 'broken.pdf'), '%PDF-1.4 this is not really a pdf');
+        writeFileSync(join(folder, 'latin1.md'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+        writeFileSync(join(folder, 'huge.md'), 'x'.repeat(5000));
+        writeFileSync(join(folder, 'image.png'), Buffer.from([0x89, 0x50]));
+        const progress: number[] = [];
+        const report = await indexFolders(database.store, [folder], {
+          maxFileBytes: 4000,
+          onProgress: ({ done }) => progress.push(done),
+        });
+        expect(report.added).toBe(5);
+        expect(report.skipped.map((skip) => skip.path.slice(folder.length + 1)).sort()).toEqual([
+          'binary.txt',
+          'broken.pdf',
+          'huge.md',
+          'latin1.md',
+        ]);
+        expect(report.skipped.find((skip) => skip.path.endsWith('huge.md'))!.reason).toContain('too large');
+        expect(progress.at(-1)).toBe(9);
+        const documents = await database.store.listDocuments();
+        const titles = Object.fromEntries(
+          documents.map((document) => [document.path.slice(folder.length + 1), document.title]),
+        );
+        expect(titles).toEqual({
+          'energy/solar-power.md': 'Solar power',
+          'energy/tidal-energy.txt': 'Tidal energy',
+          'nature/honeybees.html': 'Honeybees and the waggle dance',
+          'nature/volcanoes.md': 'How calderas form',
+          'reports/reactors.pdf': 'Molten salt reactors',
+        });
+        const [bees] = await new LocalCorpusSearch(database.store, [folder]).search('waggle dance distance', {
+          maxResults: 1,
+        });
+        expect(bees!.content).not.toContain('tracking');
+        expect(bees!.content).not.toContain('Copyright');
+      });
 
-    it('re-indexes incrementally: unchanged skipped, changed updated, deleted removed', async () => {
-      await indexFolders(database.store, [folder]);
-      const again = await indexFolders(database.store, [folder]);
-      expect(again).toMatchObject({ added: 0, updated: 0, unchanged: 5, removed: 0 });
-      const tidal = join(folder, 'energy', 'tidal-energy.txt');
-      writeFileSync(tidal, 'Tidal energy\n\nThe Sihwa Lake station in South Korea is the largest tidal plant, at 254 megawatts.');
-      utimesSync(tidal, new Date(), new Date(Date.now() + 5000));
-      const volcano = join(folder, 'nature', 'volcanoes.md');
-      utimesSync(volcano, new Date(), new Date(Date.now() + 5000)); // touched, same content
-      unlinkSync(join(folder, 'nature', 'honeybees.html'));
-      const third = await indexFolders(database.store, [folder]);
-      expect(third).toMatchObject({ added: 0, updated: 1, unchanged: 3, removed: 1 });
-      const search = new LocalCorpusSearch(database.store, [folder]);
-      expect((await search.search('Sihwa', { maxResults: 3 }))[0]?.url).toBe(`file://${tidal}`);
-      expect(await search.search('La Rance', { maxResults: 3 })).toEqual([]);
-      expect(await search.search('waggle', { maxResults: 3 })).toEqual([]);
-    });
+      it('ranks the passage that answers each labeled question first', async () => {
+        await indexFolders(database.store, [folder]);
+        const search = new LocalCorpusSearch(database.store, [folder]);
+        for (const [question, expected] of labeled) {
+          const [best] = await search.search(question, { maxResults: 5 });
+          expect(best?.url, question).toBe(`file://${join(folder, expected)}`);
+          expect(best!.metadata).toMatchObject({
+            passageId: expect.any(Number),
+            start: expect.any(Number),
+            end: expect.any(Number),
+          });
+        }
+      });
 
-    it('refuses a folder that does not exist, changing nothing', async () => {
-      await expect(indexFolders(database.store, [join(folder, 'missing')])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      expect(await database.store.listDocuments()).toEqual([]);
-    });
-  });
+      it('re-indexes incrementally: unchanged skipped, changed updated, deleted removed', async () => {
+        await indexFolders(database.store, [folder]);
+        const again = await indexFolders(database.store, [folder]);
+        expect(again).toMatchObject({ added: 0, updated: 0, unchanged: 5, removed: 0 });
+        const tidal = join(folder, 'energy', 'tidal-energy.txt');
+        writeFileSync(
+          tidal,
+          'Tidal energy\n\nThe Sihwa Lake station in South Korea is the largest tidal plant, at 254 megawatts.',
+        );
+        utimesSync(tidal, new Date(), new Date(Date.now() + 5000));
+        const volcano = join(folder, 'nature', 'volcanoes.md');
+        utimesSync(volcano, new Date(), new Date(Date.now() + 5000)); // touched, same content
+        unlinkSync(join(folder, 'nature', 'honeybees.html'));
+        const third = await indexFolders(database.store, [folder]);
+        expect(third).toMatchObject({ added: 0, updated: 1, unchanged: 3, removed: 1 });
+        const search = new LocalCorpusSearch(database.store, [folder]);
+        expect((await search.search('Sihwa', { maxResults: 3 }))[0]?.url).toBe(`file://${tidal}`);
+        expect(await search.search('La Rance', { maxResults: 3 })).toEqual([]);
+        expect(await search.search('waggle', { maxResults: 3 })).toEqual([]);
+      });
+
+      it('refuses a folder that does not exist, changing nothing', async () => {
+        await expect(indexFolders(database.store, [join(folder, 'missing')])).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+        });
+        expect(await database.store.listDocuments()).toEqual([]);
+      });
+    },
+  );
 }
 
 describeCorpus(sqliteHarness, null);
 describeCorpus(postgresHarness, postgresSkipReason());
 
 describe('chunkText', () => {
-  it('keeps whole paragraphs with offsets into the text', () => {
-    const text = 'First paragraph.\n\nSecond one,\nwith two lines.\n\nThird.';
-    const passages = chunkText(text, { targetChars: 40 });
-    expect(passages.map((passage) => passage.text)).toEqual(['First paragraph.', 'Second one,\nwith two lines.\n\nThird.']);
-    for (const passage of passages) expect(text.slice(passage.start, passage.end)).toContain(passage.text.split('\n')[0]);
+  it('keeps whole paragraphs within a section, with offsets, headings and link density', () => {
+    const text = '# Guide\n\nFirst paragraph.\n\nSecond one,\nwith two lines.\n\n## Install\n\nRun the installer.';
+    const passages = chunkText(text, {
+      targetChars: 60,
+      linkRanges: [[text.indexOf('installer'), text.indexOf('installer') + 9]],
+    });
+    expect(passages.map((passage) => [passage.headings, passage.text])).toEqual([
+      ['Guide', '# Guide\n\nFirst paragraph.\n\nSecond one,\nwith two lines.'],
+      ['Guide › Install', '## Install\n\nRun the installer.'],
+    ]);
+    for (const passage of passages) expect(text.slice(passage.start, passage.end)).toBe(passage.text);
+    expect(passages[1]!.linkDensity).toBeCloseTo(9 / passages[1]!.text.length, 5);
+  });
+
+  it('lets definition-list entries share a passage, and keeps a code block whole', () => {
+    const text =
+      '## Terms\n\n##### barrage\n\nA dam across an estuary.\n\n##### caldera\n\nA collapsed basin.\n\n```\nx = 1\n\ny = 2\n```';
+    const passages = chunkText(text, { targetChars: 400 });
+    expect(passages).toHaveLength(1);
+    expect(passages[0]!.headings).toBe('Terms');
+    expect(passages[0]!.text).toContain('x = 1\n\ny = 2');
   });
 
   it('cuts a paragraph longer than the maximum at sentence ends', () => {
@@ -118,5 +163,33 @@ describe('chunkText', () => {
     expect(passages.length).toBeGreaterThan(8);
     for (const passage of passages) expect(passage.text.length).toBeLessThanOrEqual(400);
     expect(passages[0]!.text.endsWith('.')).toBe(true);
+  });
+
+  it('calls a page navigation when most of its words are links', () => {
+    const links = 'Intro, install, usage, reference, glossary, index, changelog';
+    expect(isNavigationText(links, [[0, links.length]])).toBe(true);
+    const prose = `${links}. Then a long paragraph of ordinary prose explains what the tool does and why it exists at all.`;
+    expect(isNavigationText(prose, [[0, links.length]])).toBe(false);
+  });
+});
+
+describe('HTML extraction', () => {
+  it('reads a page as a reader would: headings kept, links as words, code fenced, tables as rows, no permalinks', async () => {
+    const html = `<html><head><title>Tides — Site</title></head><body><nav>menu</nav><article>
+      <h1>Tides<a class="headerlink" href="#t">¶</a></h1>
+      <p>The <em>Moon</em> raises <a href="bulges.html">two bulges</a> of water, so most coasts see two high tides a day
+      and two low tides between them, roughly twelve hours and twenty-five minutes apart.</p>
+      <h2>Terms</h2><dl><dt>spring tide<a class="headerlink" href="#s">¶</a></dt><dd><p>The largest tides, at new and full moon.</p></dd></dl>
+      <pre>range = high - low</pre>
+      <table><tr><th>Place</th><th>Range</th></tr><tr><td>Bay of Fundy</td><td>16 m</td></tr></table>
+    </article></body></html>`;
+    const document = await extractHtml(html);
+    expect(document.title).toBe('Tides');
+    expect(document.text).toContain('The Moon raises two bulges of water');
+    expect(document.text).toContain('##### spring tide');
+    expect(document.text).toContain('```\nrange = high - low\n```');
+    expect(document.text).toContain('| Bay of Fundy | 16 m |');
+    expect(document.text).not.toMatch(/¶|bulges\.html|menu|\\/);
+    expect(document.linkRanges.map(([start, end]) => document.text.slice(start, end))).toEqual(['two bulges']);
   });
 });

@@ -1,11 +1,14 @@
-import { HttpSearch, requireArray, text, type HttpSearchOptions, type HttpSearchRequest } from '../http-search.ts';
+import { HttpSearch, type HttpSearchOptions, type HttpSearchRequest, requireArray, text } from '../http-search.ts';
 import type { SearchResult } from '../search-provider.ts';
 
 /** A self-hosted SearXNG instance's JSON API (`/search?q=…&format=json`; JSON must be enabled in its settings). */
 export class SearxngSearch extends HttpSearch {
   readonly name = 'searxng';
 
-  constructor(private readonly baseUrl: string, options: HttpSearchOptions = {}) {
+  constructor(
+    private readonly baseUrl: string,
+    options: HttpSearchOptions = {},
+  ) {
     super(options);
   }
 
@@ -19,7 +22,13 @@ export class SearxngSearch extends HttpSearch {
   protected readResults(body: unknown): SearchResult[] {
     return requireArray((body as { results?: unknown }).results, 'results').map((item) => {
       const result = item as Record<string, unknown>;
-      return { url: text(result.url), title: text(result.title), snippet: text(result.content), provider: this.name, metadata: { engine: result.engine } };
+      return {
+        url: text(result.url),
+        title: text(result.title),
+        snippet: text(result.content),
+        provider: this.name,
+        metadata: { engine: result.engine },
+      };
     });
   }
 }
