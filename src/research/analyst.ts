@@ -1,5 +1,5 @@
 import type { ResearchSettings } from './research-settings.ts';
-import type { Note, Outline, OutlineSection, SourceText } from './research-types.ts';
+import type { Note, Outline, OutlineSection, ResearchState, SourceText } from './research-types.ts';
 
 export interface TokenUsage {
   inputTokens?: number;
@@ -23,6 +23,22 @@ export interface Analysis {
   done: boolean;
   reason: string;
   nextQueries: string[];
+  /** Aspects of the question the notes now cover, and those still open (kept in the research state). */
+  covered?: string[];
+  open?: string[];
+}
+
+/** A claim of a report with the passages its citations point to. */
+export interface ClaimToJudge {
+  index: number;
+  claim: string;
+  passages: string[];
+}
+
+export interface ClaimJudgment {
+  index: number;
+  supported: boolean;
+  reason: string;
 }
 
 export interface FollowUpAssessment {
@@ -39,11 +55,39 @@ export interface Analyst {
   readonly name: string;
   readonly usesModel: boolean;
   title(question: string, settings: ResearchSettings): AnalystCall<string>;
-  plan(input: { question: string; settings: ResearchSettings; context?: string }): AnalystCall<{ queries: string[] }>;
+  /** The first searches; `context` is the conversation and `state` what earlier runs learned (follow-ups). */
+  plan(input: {
+    question: string;
+    settings: ResearchSettings;
+    context?: string;
+    state?: ResearchState;
+  }): AnalystCall<{ queries: string[] }>;
   /** Notes from one source; ids start with `idPrefix`. */
-  takeNotes(input: { question: string; source: SourceText; iteration: number; idPrefix: string; settings: ResearchSettings }): AnalystCall<Note[]>;
-  analyze(input: { question: string; notes: Note[]; newNotes: Note[]; iteration: number; asked: string[]; settings: ResearchSettings }): AnalystCall<Analysis>;
-  outline(input: { question: string; notes: Note[]; settings: ResearchSettings; feedback?: string; previous?: Outline }): AnalystCall<Outline>;
+  takeNotes(input: {
+    question: string;
+    source: SourceText;
+    iteration: number;
+    idPrefix: string;
+    settings: ResearchSettings;
+  }): AnalystCall<Note[]>;
+  analyze(input: {
+    question: string;
+    notes: Note[];
+    newNotes: Note[];
+    iteration: number;
+    asked: string[];
+    settings: ResearchSettings;
+    /** The summary of the previous iteration. */
+    findings?: string;
+  }): AnalystCall<Analysis>;
+  outline(input: {
+    question: string;
+    notes: Note[];
+    settings: ResearchSettings;
+    feedback?: string;
+    previous?: Outline;
+    state?: ResearchState;
+  }): AnalystCall<Outline>;
   /** Section text with `[n]` markers from `citationFor` (URL → number); `onDelta` receives text as it is written. */
   writeSection(input: {
     question: string;
@@ -51,8 +95,38 @@ export interface Analyst {
     notes: Note[];
     citationFor: Record<string, number>;
     settings: ResearchSettings;
+    /** What the research found overall (the last iteration's summary). */
+    findings?: string;
     onDelta?: (text: string) => void;
   }): AnalystCall<string>;
-  assessFollowUp(input: { question: string; notes: Note[]; conversation: string; settings: ResearchSettings }): AnalystCall<FollowUpAssessment>;
-  answer(input: { question: string; notes: Note[]; report: string; conversation: string; citationFor: Record<string, number>; settings: ResearchSettings }): AnalystCall<string>;
+  /** A short summary of what the notes establish so far, for the next plan and the writer. */
+  summarize(input: {
+    question: string;
+    notes: Note[];
+    iteration: number;
+    settings: ResearchSettings;
+  }): AnalystCall<string>;
+  /**
+   * Whether each cited claim is supported by the passages it cites (a model's entailment check);
+   * null when the analyst has no model, and the lexical check alone decides.
+   */
+  judgeClaims(input: {
+    question: string;
+    claims: ClaimToJudge[];
+    settings: ResearchSettings;
+  }): AnalystCall<ClaimJudgment[]> | null;
+  assessFollowUp(input: {
+    question: string;
+    notes: Note[];
+    conversation: string;
+    settings: ResearchSettings;
+  }): AnalystCall<FollowUpAssessment>;
+  answer(input: {
+    question: string;
+    notes: Note[];
+    report: string;
+    conversation: string;
+    citationFor: Record<string, number>;
+    settings: ResearchSettings;
+  }): AnalystCall<string>;
 }

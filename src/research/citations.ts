@@ -13,37 +13,53 @@ export function assignCitations(outline: Outline, notesById: Map<string, Note>):
   return numbers;
 }
 
-const markerPattern = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
+/** `[3]`, `[1, 4]`, with the white space before it (so a removed marker leaves no gap). */
+const markerPattern = /(\s*)\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
-/**
- * Renumbers `[n]` markers so numbers follow order of first citation in the text, dropping sources
- * never cited; markers with unknown numbers are removed. Returns the new text and the sources.
- */
-export function renumberCitations(text: string, numbers: Map<string, number>, titles: Map<string, string>): { text: string; sources: CitedSource[] } {
-  const urlByNumber = new Map([...numbers.entries()].map(([url, number]) => [number, url]));
-  const renumbered = new Map<number, number>();
-  const sources: CitedSource[] = [];
-  const result = text.replace(markerPattern, (_match, list: string) => {
-    const mapped = list
-      .split(',')
-      .map((item) => Number(item.trim()))
-      .filter((number) => urlByNumber.has(number))
-      .map((number) => {
-        if (!renumbered.has(number)) {
-          renumbered.set(number, renumbered.size + 1);
-          const url = urlByNumber.get(number)!;
-          sources.push({ number: renumbered.size, url, title: titles.get(url) ?? url });
-        }
-        return renumbered.get(number)!;
-      });
-    return mapped.length ? `[${[...new Set(mapped)].join(', ')}]` : '';
-  });
-  return { text: result, sources };
+function numbersIn(list: string): number[] {
+  return list.split(',').map((item) => Number(item.trim()));
 }
 
 /** The `[n]` numbers cited in a piece of text, in order. */
 export function citedNumbers(text: string): number[] {
-  return [...text.matchAll(markerPattern)].flatMap((match) => match[1]!.split(',').map((item) => Number(item.trim())));
+  return [...text.matchAll(markerPattern)].flatMap((match) => numbersIn(match[2]!));
+}
+
+/**
+ * How a text's markers are renumbered: known numbers (keys of `urlByNumber`) in order of first
+ * citation become 1, 2, 3…; unknown numbers have no entry and are removed by `applyCitationOrder`.
+ */
+export function citationOrder(text: string, urlByNumber: ReadonlyMap<number, string>): Map<number, number> {
+  const order = new Map<number, number>();
+  for (const number of citedNumbers(text))
+    if (urlByNumber.has(number) && !order.has(number)) order.set(number, order.size + 1);
+  return order;
+}
+
+/** A text with its markers renumbered by `order`; numbers missing from it are dropped, as are empty markers. */
+export function applyCitationOrder(text: string, order: ReadonlyMap<number, number>): string {
+  return text.replace(markerPattern, (_match, space: string, list: string) => {
+    const mapped = [...new Set(numbersIn(list).flatMap((number) => (order.has(number) ? [order.get(number)!] : [])))];
+    return mapped.length ? `${space}[${mapped.join(', ')}]` : '';
+  });
+}
+
+/**
+ * Renumbers `[n]` markers so numbers follow order of first citation in the text, dropping sources
+ * never cited; markers with unknown numbers are removed (the claim check records them first).
+ */
+export function renumberCitations(
+  text: string,
+  numbers: ReadonlyMap<string, number>,
+  titles: ReadonlyMap<string, string>,
+): { text: string; sources: CitedSource[]; order: Map<number, number> } {
+  const urlByNumber = new Map([...numbers.entries()].map(([url, number]) => [number, url]));
+  const order = citationOrder(text, urlByNumber);
+  const sources = [...order.entries()].map(([old, number]) => {
+    const url = urlByNumber.get(old)!;
+    return { number, url, title: titles.get(url) ?? url };
+  });
+  return { text: applyCitationOrder(text, order), sources, order };
 }
 
 /** How a source is shown: file URLs as paths. */

@@ -23,13 +23,18 @@ function cut(countTokens: CountTokens, text: string, maxTokens: number): string 
  * The conversation a follow-up sees: system messages always, then the newest exchanges that fit the
  * pair and token budgets, oldest first, as `Role: text` lines.
  */
-export async function windowConversation(messages: readonly Message[], options: ContextWindowOptions = {}): Promise<string> {
+export async function windowConversation(
+  messages: readonly Message[],
+  options: ContextWindowOptions = {},
+): Promise<string> {
   // The tokenizer's tables take a quarter second to load; only follow-ups need them.
   const { countTokens } = await import('gpt-tokenizer');
   const maxPairs = options.maxPairs ?? 25;
   const maxTokens = options.maxTokens ?? 6000;
   const perMessage = options.maxMessageTokens ?? 1500;
-  const system = messages.filter((message) => message.role === 'system').map((message) => `System: ${cut(countTokens, message.content, perMessage)}`);
+  const system = messages
+    .filter((message) => message.role === 'system')
+    .map((message) => `System: ${cut(countTokens, message.content, perMessage)}`);
   let budget = maxTokens - system.reduce((sum, line) => sum + countTokens(line), 0);
   const turns = messages.filter((message) => message.role !== 'system');
   const kept: string[] = [];

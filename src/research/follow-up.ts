@@ -1,10 +1,16 @@
 import type { RunContext } from '../engine/run-context.ts';
 import type { Analyst } from './analyst.ts';
-import { renderSources, renumberCitations } from './citations.ts';
+import { applyCitationOrder, citedNumbers, displayLocation } from './citations.ts';
 import { windowConversation } from './context-window.ts';
+import { citable } from './quotes.ts';
+import type { ResearchDependencies } from './research-dependencies.ts';
+import { type Gathered, researchLoop } from './research-loop.ts';
 import type { ResearchSettings } from './research-settings.ts';
-import type { Note, ResearchOutput } from './research-types.ts';
-import { researchLoop, think, writeReport, type Ledger, type ResearchDependencies, type ResearchState } from './research-workflow.ts';
+import { readResearchState } from './research-state.ts';
+import type { CitedSource, Note, ResearchOutput, ResearchState } from './research-types.ts';
+import { type Ledger, think } from './think.ts';
+import { checkClaims, markClaims, settleClaims } from './verify-claims.ts';
+import { judgeClaims, writeReport } from './write-report.ts';
 
 interface FollowUpContext {
   report: string;
@@ -12,52 +18,172 @@ interface FollowUpContext {
   asked: string[];
   visited: string[];
   conversation: string;
+  state: ResearchState;
+  /**
+   * The session's citation map: the latest report's numbers first, then every other source of the
+   * session's notes, so `[2]` in an answer is the report's `[2]`.
+   */
+  citations: CitedSource[];
 }
 
 /** Everything a follow-up starts from, read from the store once and journaled (so replay agrees). */
 async function loadContext(ctx: RunContext, deps: ResearchDependencies): Promise<FollowUpContext> {
   return ctx.step({ key: 'follow-up/context', phase: 'plan' }, async () => {
     const runs = await deps.store.listRuns(ctx.sessionId);
-    const previous = runs.filter((run) => run.id !== ctx.runId && run.status === 'completed').map((run) => (run.output ?? {}) as Partial<ResearchOutput>);
+    const previous = runs
+      .filter((run) => run.id !== ctx.runId && run.status === 'completed')
+      .map((run) => (run.output ?? {}) as Partial<ResearchOutput>);
     const notes = new Map<string, Note>();
     for (const output of previous) for (const note of output.notes ?? []) notes.set(note.id, note);
     const messages = (await deps.store.listMessages(ctx.sessionId)).filter((message) => message.runId !== ctx.runId);
+    const latestReport = [...previous].reverse().find((output) => output.report);
+    const citations: CitedSource[] = [...(latestReport?.citations ?? [])];
+    const numbered = new Set(citations.map((source) => source.url));
+    for (const note of citable([...notes.values()])) {
+      if (numbered.has(note.url)) continue;
+      numbered.add(note.url);
+      citations.push({ number: citations.length + 1, url: note.url, title: note.title });
+    }
     return {
-      report: [...previous].reverse().find((output) => output.report)?.report ?? '',
+      report: latestReport?.report ?? '',
       notes: [...notes.values()],
       asked: previous.flatMap((output) => output.queries ?? []),
       visited: previous.flatMap((output) => output.visited ?? []),
       conversation: await windowConversation(messages),
+      state: readResearchState([...previous].reverse().find((output) => output.state)?.state),
+      citations,
+    };
+  });
+}
+
+/** The sources an answer cites, under the session's numbers, listed as the report lists them. */
+function renderAnswerSources(sources: CitedSource[]): string {
+  if (sources.length === 0) return '';
+  return `**Sources**\n\n${sources.map((source) => `${source.number}. ${source.title} — <${displayLocation(source.url)}>`).join('\n')}\n`;
+}
+
+/**
+ * A follow-up answered from the stored notes: cited against the session's citation map, every
+ * claim checked as a report's are, unknown numbers removed and recorded.
+ */
+async function answerFromNotes(
+  ctx: RunContext,
+  deps: ResearchDependencies,
+  input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
+  context: FollowUpContext,
+): Promise<ResearchOutput> {
+  const { question, settings, analyst, ledger } = input;
+  const notes = citable(context.notes);
+  const byNumber = new Map(context.citations.map((source) => [source.number, source]));
+  const urlByNumber = new Map(context.citations.map((source) => [source.number, source.url]));
+  const draft = await think(
+    ctx,
+    ledger,
+    { key: 'follow-up/answer', phase: 'write' },
+    analyst.answer({
+      question,
+      notes,
+      report: context.report,
+      conversation: context.conversation,
+      citationFor: Object.fromEntries(context.citations.map((source) => [source.url, source.number])),
+      settings,
+    }),
+  );
+  const drafts = checkClaims([{ title: 'Answer', text: draft }], urlByNumber, notes);
+  const judgments = await judgeClaims(ctx, { question, settings, analyst, ledger, prefix: 'follow-up/' }, drafts);
+  return ctx.step({ key: 'follow-up/publish', phase: 'write' }, async () => {
+    // The session's numbers stay as they are: known numbers map to themselves, unknown ones go.
+    const identity = new Map([...urlByNumber.keys()].map((number) => [number, number]));
+    const claims = settleClaims(drafts, judgments, identity);
+    const text = applyCitationOrder(draft, identity);
+    const cited = [...new Set(citedNumbers(text))].sort((a, b) => a - b).map((number) => byNumber.get(number)!);
+    const answer = markClaims(`${text}\n\n${renderAnswerSources(cited)}`.trim(), claims);
+    const existing = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'write' });
+    if (!existing.some((message) => message.role === 'assistant')) {
+      await deps.store.appendMessage({
+        sessionId: ctx.sessionId,
+        role: 'assistant',
+        content: answer,
+        runId: ctx.runId,
+        phase: 'write',
+        fence: ctx.fence,
+      });
+    }
+    const flagged = claims.filter((claim) => claim.verdict !== 'supported');
+    for (const claim of flagged) await ctx.emit('claim-flag', claim);
+    return {
+      answer,
+      notes: [],
+      citations: cited,
+      flagged,
+      claims,
+      state: context.state,
+      queries: [],
+      visited: [],
+      analyst: analyst.name,
+      usage: ledger.toJSON(),
     };
   });
 }
 
 /**
  * A question on a finished session: answered from the stored notes when they cover it, otherwise
- * researched further into a new report version. Depends only on the store, never on process memory.
+ * researched further into a new report version, starting from the research state the session kept.
+ * Depends only on the store, never on process memory.
  */
-export async function runFollowUp(ctx: RunContext, deps: ResearchDependencies, input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger }): Promise<ResearchOutput> {
+export async function runFollowUp(
+  ctx: RunContext,
+  deps: ResearchDependencies,
+  input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
+): Promise<ResearchOutput> {
   const { question, settings, analyst, ledger } = input;
   const context = await loadContext(ctx, deps);
-  const assessment = await think(ctx, ledger, { key: 'follow-up/assess', phase: 'analyze' }, analyst.assessFollowUp({ question, notes: context.notes, conversation: context.conversation, settings }));
-  if (assessment.action === 'answer' && context.notes.length > 0) {
-    const numbers = new Map<string, number>();
-    for (const note of context.notes) if (!numbers.has(note.url)) numbers.set(note.url, numbers.size + 1);
-    const draft = await think(ctx, ledger, { key: 'follow-up/answer', phase: 'write' }, analyst.answer({ question, notes: context.notes, report: context.report, conversation: context.conversation, citationFor: Object.fromEntries(numbers), settings }));
-    const { text, sources } = renumberCitations(draft, numbers, new Map(context.notes.map((note) => [note.url, note.title])));
-    const answer = `${text}\n\n${renderSources(sources)}`.trim();
-    await ctx.step({ key: 'follow-up/publish', phase: 'write' }, async () => {
-      const existing = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'write' });
-      if (!existing.some((message) => message.role === 'assistant')) {
-        await deps.store.appendMessage({ sessionId: ctx.sessionId, role: 'assistant', content: answer, runId: ctx.runId, phase: 'write', fence: ctx.fence });
-      }
-    });
-    return { answer, notes: [], citations: sources, flagged: [], queries: [], visited: [], analyst: analyst.name, usage: ledger.toJSON() };
-  }
-  const state: ResearchState = { notes: [...context.notes], asked: [...context.asked], visited: [...context.visited] };
-  const known = state.notes.length;
-  const plan = await think(ctx, ledger, { key: 'follow-up/plan', phase: 'plan' }, analyst.plan({ question, settings, context: context.conversation }));
-  await researchLoop(ctx, deps, { question, settings, analyst, ledger, state, prefix: 'follow-up/', firstQueries: plan.queries });
-  const written = await writeReport(ctx, deps, { question, settings, analyst, ledger, notes: state.notes, prefix: 'follow-up/' });
-  return { ...written, notes: state.notes.slice(known), queries: state.asked.slice(context.asked.length), visited: state.visited, analyst: analyst.name, usage: ledger.toJSON() };
+  const assessment = await think(
+    ctx,
+    ledger,
+    { key: 'follow-up/assess', phase: 'analyze' },
+    analyst.assessFollowUp({ question, notes: citable(context.notes), conversation: context.conversation, settings }),
+  );
+  if (assessment.action === 'answer' && citable(context.notes).length > 0)
+    return answerFromNotes(ctx, deps, input, context);
+  const gathered: Gathered = {
+    notes: [...context.notes],
+    asked: [...context.asked],
+    visited: [...context.visited],
+    state: context.state,
+  };
+  const known = gathered.notes.length;
+  const plan = await think(
+    ctx,
+    ledger,
+    { key: 'follow-up/plan', phase: 'plan' },
+    analyst.plan({ question, settings, context: context.conversation, state: context.state }),
+  );
+  await researchLoop(ctx, deps, {
+    question,
+    settings,
+    analyst,
+    ledger,
+    gathered,
+    prefix: 'follow-up/',
+    firstQueries: plan.queries,
+  });
+  const written = await writeReport(ctx, deps, {
+    question,
+    settings,
+    analyst,
+    ledger,
+    notes: gathered.notes,
+    state: gathered.state,
+    prefix: 'follow-up/',
+  });
+  return {
+    ...written,
+    notes: gathered.notes.slice(known),
+    queries: gathered.asked.slice(context.asked.length),
+    visited: gathered.visited,
+    state: gathered.state,
+    analyst: analyst.name,
+    usage: ledger.toJSON(),
+  };
 }

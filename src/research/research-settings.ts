@@ -32,7 +32,9 @@ export function parseResearchSettings(value: unknown): ResearchSettings {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.path.join('.') || 'settings';
-  throw new QuarryError('INVALID_INPUT', `Invalid setting ${field}: ${issue.message}`, { details: { field: `settings.${field}` } });
+  throw new QuarryError('INVALID_INPUT', `Invalid setting ${field}: ${issue.message}`, {
+    details: { field: `settings.${field}` },
+  });
 }
 
 /** Words a report of each length aims for. */

@@ -1,3 +1,5 @@
+import type { ClaimVerdict } from '../shared/events.ts';
+
 /** A fact taken from a source, with where it came from. */
 export interface Note {
   id: string;
@@ -9,6 +11,16 @@ export interface Note {
   end?: number;
   query: string;
   iteration: number;
+  /** How well the note answers the question, 0 to 1 (comparable across sources). */
+  score?: number;
+  /** The section the note comes from (`Basic Usage`), when the source has headings. */
+  heading?: string;
+  /** The note defines what the question asks about. */
+  definition?: boolean;
+  /** The source's own words the note rests on (a model's notes quote; extractive notes are quotes). */
+  quote?: string;
+  /** Whether `quote` was found in the source; a note that is `false` here is never cited. */
+  verified?: boolean;
 }
 
 /** A source as the workflow reads it. */
@@ -22,6 +34,17 @@ export interface SourceText {
   provider: string;
   fetched: boolean;
   error?: string;
+  /** The search's own judgment of the source: its score over the best score of that search, 0 to 1. */
+  relevance?: number;
+  /** The section headings above the text (local documents). */
+  headings?: string;
+  /** Tokens of `text` (cl100k/o200k count), for the research state's tokens per source. */
+  tokens?: number;
+  /**
+   * When the text is made of several passages of the document: where each starts in `text`, in the
+   * document, and its headings (offsets of notes are mapped through these instead of `offset`).
+   */
+  segments?: { at: number; start: number; headings: string }[];
 }
 
 export interface OutlineSection {
@@ -34,13 +57,35 @@ export interface OutlineSection {
 export interface Outline {
   title: string;
   sections: OutlineSection[];
+  /** What a revision did with the reviewer's feedback (shown with the revised outline). */
+  feedback?: { applied: string[]; notUnderstood: string[] };
 }
 
-export interface FlaggedClaim {
+/** A claim of a report and how it fared against its sources. */
+export interface ClaimResult {
   section: string;
   claim: string;
   citations: number[];
+  verdict: ClaimVerdict;
   reason: string;
+  /** `[n]` markers that named no source of the report (removed from the text, recorded here). */
+  unknownCitations?: number[];
+}
+
+/**
+ * What research carries from run to run (journaled with each run's output, so a resumed run and a
+ * follow-up see exactly what the run saw): the aspects of the question covered and still open, the
+ * searches done and those that found nothing relevant, what the user asked for in feedback, the
+ * latest findings, and how many tokens each source's text took.
+ */
+export interface ResearchState {
+  aspects: { covered: string[]; open: string[] };
+  topics: { done: string[]; irrelevant: string[] };
+  preferences: string[];
+  findings: string;
+  tokensPerSource: Record<string, number>;
+  /** True when the counts are estimates (no model read the sources: four characters a token). */
+  tokensEstimated: boolean;
 }
 
 export interface CitedSource {
@@ -57,7 +102,12 @@ export interface ResearchOutput {
   answer?: string;
   notes: Note[];
   citations: CitedSource[];
-  flagged: FlaggedClaim[];
+  /** Claims that are not supported (kept for reports written before every claim was recorded). */
+  flagged: ClaimResult[];
+  /** Every claim with its verdict. */
+  claims?: ClaimResult[];
+  /** What the research carries into the next run (aspects, topics, preferences, tokens per source). */
+  state?: ResearchState;
   queries: string[];
   visited: string[];
   analyst: string;

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeOpenAiServer, lastUserOf, systemOf } from '../../test/support/fake-openai-server.ts';
-import { fakeResearchModel } from '../../test/support/fake-research-model.ts';
 import { minimalPdf } from '../../test/support/minimal-pdf.ts';
+import { testConfig } from '../../test/support/test-config.ts';
 import { Runner } from '../engine/runner.ts';
-import { askSession, startResearch } from '../service/start-research.ts';
+import { localServiceContext } from '../service/local-context.ts';
 import { createWorkflowRegistry } from '../service/research-runtime.ts';
-import type { ServiceContext } from '../service/service-context.ts';
+import { exportSession } from '../service/session-export.ts';
+import { askSession, startResearch } from '../service/start-research.ts';
 import { eventually, sleep, type TestDatabase } from '../store/conformance/harness.ts';
 import { sqliteHarness } from '../store/sqlite/sqlite-harness.ts';
 import { isApproval } from './outline-review.ts';
@@ -23,15 +23,25 @@ const QUESTION = 'How does tidal power generate electricity, and where are tidal
 describe('research workflow', () => {
   let database: TestDatabase;
   let folder: string;
-  let env: NodeJS.ProcessEnv;
-  const context = (): ServiceContext & { env: NodeJS.ProcessEnv } => ({ store: database.store, ownerId: 'local', env });
-  const runner = () => new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined });
+  let env: Record<string, string>;
+  const context = () => localServiceContext(database.store, testConfig(env));
+  const runner = () =>
+    new Runner({
+      store: database.store,
+      workflows: createWorkflowRegistry(database.store, testConfig(env)),
+      log: () => undefined,
+    });
 
   beforeEach(async () => {
     database = await sqliteHarness.create();
     folder = mkdtempSync(join(tmpdir(), 'quarry-research-'));
     cpSync(fixtures, folder, { recursive: true });
-    writeFileSync(join(folder, 'reports', 'reactors.pdf'), minimalPdf('Molten salt reactors', ['Molten salt reactors dissolve their fuel in a fluoride salt that also cools the core.']));
+    writeFileSync(
+      join(folder, 'reports', 'reactors.pdf'),
+      minimalPdf('Molten salt reactors', [
+        'Molten salt reactors dissolve their fuel in a fluoride salt that also cools the core.',
+      ]),
+    );
     env = {};
   });
   afterEach(async () => {
@@ -80,25 +90,45 @@ describe('research workflow', () => {
   });
 
   it('refuses a run with no sources, and a bad setting, storing nothing', async () => {
-    await expect(startResearch(context(), { question: QUESTION })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('--docs') });
-    await expect(startResearch(context(), { question: QUESTION, docs: [folder], settings: { maxIterations: 0 } })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { field: 'settings.maxIterations' } });
-    await expect(startResearch(context(), { question: QUESTION, docs: [join(folder, 'nope')] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(startResearch(context(), { question: '  ', docs: [folder] })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { field: 'question' } });
+    await expect(startResearch(context(), { question: QUESTION })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('--docs'),
+    });
+    await expect(
+      startResearch(context(), { question: QUESTION, docs: [folder], settings: { maxIterations: 0 } }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { field: 'settings.maxIterations' } });
+    await expect(startResearch(context(), { question: QUESTION, docs: [join(folder, 'nope')] })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(startResearch(context(), { question: '  ', docs: [folder] })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { field: 'question' },
+    });
     expect((await database.store.listSessions()).sessions).toEqual([]);
   });
 
   it('waits for outline review, revises on feedback, and continues on an exact approval word', async () => {
     expect(['approve', ' OK ', 'Yes', 'lgtm', 'continue', ''].every(isApproval)).toBe(true);
     expect(['ok but add costs', 'approved?', 'yes please', 'not ok'].some(isApproval)).toBe(false);
-    const { session } = await startResearch(context(), { question: QUESTION, docs: [folder], settings: { reviewOutline: true } });
+    const { session } = await startResearch(context(), {
+      question: QUESTION,
+      docs: [folder],
+      settings: { reviewOutline: true },
+    });
     expect((await runner().runSession(session.id)).status).toBe('waiting');
     const feedback = await askSession(context(), { sessionId: session.id, text: 'ok but focus on barrage' });
     expect(feedback).toMatchObject({ kind: 'answer', accepted: true, requestKey: 'outline-review-1' });
     expect((await runner().runSession(session.id)).status).toBe('waiting');
     const events = await database.store.readEvents(session.id);
-    const requests = events.filter((event) => event.type === 'input-request').map((event) => (event.data as { key: string }).key);
+    const requests = events
+      .filter((event) => event.type === 'input-request')
+      .map((event) => (event.data as { key: string }).key);
     expect(requests).toEqual(['outline-review-1', 'outline-review-2']);
-    const revised = (events.filter((event) => event.type === 'input-request').at(-1)!.data as { payload: { outline: { sections: { title: string }[] } } }).payload.outline;
+    const revised = (
+      events.filter((event) => event.type === 'input-request').at(-1)!.data as {
+        payload: { outline: { sections: { title: string }[] } };
+      }
+    ).payload.outline;
     expect(revised.sections.map((section) => section.title)).toContain('Barrage');
     await askSession(context(), { sessionId: session.id, text: ' LGTM ' });
     const done = await runner().runSession(session.id);
@@ -114,7 +144,18 @@ describe('research workflow', () => {
     const answer = answered.output as ResearchOutput;
     expect(answer.answer).toContain('La Rance');
     expect(answer.report).toBeUndefined();
-    await askSession(context(), { sessionId: session.id, text: 'How do honeybees communicate the distance to flowers with the waggle dance?' });
+    // The answer cites by the report's own numbers, and lists what it cites under them.
+    expect(answer.citations.length).toBeGreaterThan(0);
+    for (const source of answer.citations) {
+      const inReport = output.citations.find((each) => each.url === source.url);
+      if (inReport) expect(source.number).toBe(inReport.number);
+      expect(answer.answer).toContain(`[${source.number}]`);
+    }
+    expect(answer.claims!.every((claim) => claim.verdict === 'supported')).toBe(true);
+    await askSession(context(), {
+      sessionId: session.id,
+      text: 'How do honeybees communicate the distance to flowers with the waggle dance?',
+    });
     const researched = (await runner().runSession(session.id)).output as ResearchOutput;
     expect(researched.report).toContain('waggle');
     expect(researched.report).not.toBe(output.report);
@@ -126,7 +167,21 @@ describe('research workflow', () => {
     ]);
     expect((runs[0]!.output as ResearchOutput).report).toBe(output.report);
     const messages = await database.store.listMessages(session.id);
-    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    // Markdown exports carry the conversation under the latest report.
+    const exported = (await exportSession(context(), { sessionId: session.id, format: 'md' })).body;
+    expect(exported.startsWith(researched.report!.trimEnd())).toBe(true);
+    expect(exported).toContain('## Conversation');
+    expect(exported).toContain('### Where is the La Rance tidal station?');
+    expect(exported).toContain(answer.answer!);
+    expect(exported).toContain('_Answered with report version 2 (above)._');
   });
 
   it('ends with the same report after SIGKILL of the worker mid-research and a resume', async () => {
@@ -138,7 +193,11 @@ describe('research workflow', () => {
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => child.on('exit', resolve));
-    await eventually(async () => (await database.store.readEvents(session.id)).filter((event) => event.type === 'step-end').length >= 6, 20_000);
+    await eventually(
+      async () =>
+        (await database.store.readEvents(session.id)).filter((event) => event.type === 'step-end').length >= 6,
+      20_000,
+    );
     child.kill('SIGKILL');
     await exited;
     const before = await database.store.loadJournal(session.currentRunId!);
@@ -151,107 +210,5 @@ describe('research workflow', () => {
     for (const step of before.filter((each) => each.status === 'completed')) {
       expect(after.find((each) => each.key === step.key)?.attempts, step.key).toBe(step.attempts);
     }
-  });
-});
-
-describe('research workflow with the LLM analyst (fake OpenAI-compatible server)', () => {
-  let database: TestDatabase;
-  let folder: string;
-  let server: FakeOpenAiServer;
-
-  beforeEach(async () => {
-    database = await sqliteHarness.create();
-    folder = mkdtempSync(join(tmpdir(), 'quarry-research-llm-'));
-    cpSync(fixtures, folder, { recursive: true });
-  });
-  afterEach(async () => {
-    await server?.stop();
-    await database.destroy();
-    rmSync(folder, { recursive: true, force: true });
-  });
-
-  function llmEnv(): NodeJS.ProcessEnv {
-    return { QUARRY_LLM_BASE_URL: server.baseUrl, QUARRY_LLM_API_KEY: 'test-key', QUARRY_PRICE_PER_MTOK: '1,2' };
-  }
-
-  it('sends its prompts to the model, retries a malformed reply, records usage, and streams sections', async () => {
-    server = await new FakeOpenAiServer(fakeResearchModel({ malformedPlanFirst: true })).start();
-    const env = llmEnv();
-    const context = { store: database.store, ownerId: 'local', env };
-    const { session } = await startResearch(context, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2, systemInstruction: 'Write for engineers.' } });
-    const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
-    expect(result.status, JSON.stringify(result.error)).toBe('completed');
-    const output = result.output as ResearchOutput;
-    expect(output.report).toContain('Written by openai-compatible:fake-model');
-    expect(output.report).toContain('first large tidal barrage [1]');
-    expect(output.citations).toHaveLength(1);
-    expect(server.unexpected).toEqual([]);
-    expect(server.calls.map((call) => call.request.model)).toEqual(server.calls.map(() => 'fake-model'));
-    expect(server.calls.every((call) => systemOf(call.request).includes('Write for engineers.'))).toBe(true);
-    const planCalls = server.calls.filter((call) => systemOf(call.request).includes('You plan searches'));
-    expect(planCalls).toHaveLength(2);
-    expect(lastUserOf(planCalls[1]!.request)).toContain('That reply was invalid');
-    const steps = await database.store.listSteps(session.id, { includePrompts: true });
-    const plan = steps.find((step) => step.key === 'plan')!;
-    expect(plan).toMatchObject({ kind: 'llm', usage: { model: 'openai-compatible:fake-model' } });
-    expect(plan.usage!.inputTokens).toBeGreaterThan(0);
-    expect(plan.usage!.costUsd).toBeGreaterThan(0);
-    expect(plan.prompt!.user).toContain('How does tidal power work?');
-    expect(server.calls.some((call) => call.request.stream === true)).toBe(true);
-    const deltas = (await database.store.readEvents(session.id)).filter((event) => event.type === 'report-delta');
-    expect(deltas.length).toBeGreaterThan(1);
-    expect((await database.store.getSession(session.id)).title).toBe('Tidal Power Explained');
-  });
-
-  it('stops researching when the token budget is spent and writes the best report it can', async () => {
-    server = await new FakeOpenAiServer(fakeResearchModel({ keepGoing: true })).start();
-    const env = llmEnv();
-    const run = async (settings: Record<string, unknown>) => {
-      const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 3, queriesPerIteration: 1, ...settings } });
-      const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
-      expect(result.status, JSON.stringify(result.error)).toBe('completed');
-      const iterations = new Set((await database.store.loadJournal(session.currentRunId!)).map((step) => /^iteration-(\d+)\//.exec(step.key)?.[1]).filter(Boolean));
-      return { output: result.output as ResearchOutput, iterations: iterations.size };
-    };
-    const unlimited = await run({});
-    expect(unlimited.iterations).toBe(3);
-    const budgeted = await run({ tokenBudget: 1000 });
-    expect(budgeted.iterations).toBeLessThan(unlimited.iterations);
-    expect(budgeted.output.usage.inputTokens + budgeted.output.usage.outputTokens).toBeGreaterThanOrEqual(1000);
-    expect(budgeted.output.report).toContain('## Sources');
-  });
-
-  it('fails the step clearly when the model never gives valid JSON', async () => {
-    server = await new FakeOpenAiServer((request) => (systemOf(request).includes('You name') ? 'A title' : 'no json here')).start();
-    const env = llmEnv();
-    const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model' } });
-    const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
-    expect(result).toMatchObject({ status: 'failed', error: { code: 'STEP_FAILED', message: expect.stringContaining('no valid structured reply in 3 attempts') } });
-    const plan = (await database.store.loadJournal(session.currentRunId!)).find((step) => step.key === 'plan');
-    expect(plan).toMatchObject({ status: 'failed' });
-  });
-
-  it('never repeats a completed model call after SIGKILL of the worker and a resume', async () => {
-    server = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 150 }).start();
-    const env = llmEnv();
-    const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: 'How does tidal power work?', docs: [folder], settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2 } });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/research/testing/research-child.ts'], {
-      cwd: projectRoot,
-      env: { ...process.env, ...env, QUARRY_DB: database.location, SESSION_ID: session.id, LEASE_TTL_MS: '500' },
-      stdio: 'ignore',
-    });
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    await eventually(() => server.calls.length >= 3, 20_000);
-    child.kill('SIGKILL');
-    await exited;
-    const completed = (await database.store.listSteps(session.id, { includePrompts: true })).filter((step) => step.kind === 'llm' && step.status === 'completed');
-    expect(completed.length).toBeGreaterThan(0);
-    const callsBefore = server.calls.length;
-    await sleep(600);
-    const result = await new Runner({ store: database.store, workflows: createWorkflowRegistry(database.store, env), log: () => undefined }).runSession(session.id);
-    expect(result.status).toBe('completed');
-    // No prompt of a completed step was sent again after the resume.
-    const resent = server.calls.slice(callsBefore).map((call) => lastUserOf(call.request));
-    for (const step of completed) expect(resent, step.key).not.toContain(step.prompt!.user);
   });
 });

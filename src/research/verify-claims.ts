@@ -1,39 +1,233 @@
-import { termList } from '../shared/terms.ts';
-import { citedNumbers } from './citations.ts';
-import type { CitedSource, FlaggedClaim, Note } from './research-types.ts';
+import { stems } from '../shared/terms.ts';
+import type { ClaimJudgment } from './analyst.ts';
+import { applyCitationOrder, citedNumbers } from './citations.ts';
+import type { ClaimResult, Note } from './research-types.ts';
 
-/** Sentences of a section that carry `[n]` markers. */
-function claims(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+(?=[A-Z0-9"“(])/).filter((sentence) => /\[\d/.test(sentence));
+/** Share of a cited claim's content words its cited passages must hold for the lexical check to pass. */
+export const SUPPORT_THRESHOLD = 0.5;
+/**
+ * Least share a claim needs for a model's "entailed" to count: a paraphrase shares some words with
+ * its passage; a claim sharing almost none is about something else, whatever a model says.
+ */
+export const ENTAILMENT_FLOOR = 0.25;
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/**
+ * Paragraphs of a section that carry prose (wrapped lines joined; each list item its own): not
+ * headings, tables, rules, or fenced code.
+ */
+function proseParagraphs(text: string): string[] {
+  const paragraphs: string[] = [];
+  let open: string[] = [];
+  const close = () => {
+    if (open.length) paragraphs.push(open.join(' '));
+    open = [];
+  };
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    const fence = trimmed.startsWith('```');
+    if (fence) fenced = !fenced;
+    if (fence || fenced || !trimmed || /^#{1,6}\s|^\||^([-*_]\s*){3,}$/.test(trimmed)) {
+      close();
+      continue;
+    }
+    const item = /^([-*+]|\d+[.)])\s+/.exec(trimmed);
+    if (item) close();
+    open.push(item ? trimmed.slice(item[0].length) : trimmed);
+  }
+  close();
+  return paragraphs;
 }
 
 /**
- * Checks every cited claim against the notes taken from the sources it cites: a claim whose content
- * words mostly do not appear in those notes is flagged. Lexical, deterministic and cheap; it catches
- * citations that point at the wrong source and claims a model invented.
+ * The sentences of a section's Markdown, in order. Citation markers a writer puts after the full
+ * stop ("… sea. [2] Next …") belong to the sentence before them.
  */
-export function verifyClaims(sections: { title: string; text: string }[], sources: CitedSource[], notes: Note[], threshold = 0.5): FlaggedClaim[] {
-  const urlByNumber = new Map(sources.map((source) => [source.number, source.url]));
-  const flagged: FlaggedClaim[] = [];
-  for (const section of sections) {
-    for (const claim of claims(section.text)) {
-      const numbers = citedNumbers(claim);
-      const support = new Set(notes.filter((note) => numbers.some((number) => urlByNumber.get(number) === note.url)).flatMap((note) => termList(note.text)));
-      const words = termList(claim.replace(/\[[\d,\s]+\]/g, ''));
-      if (words.length === 0) continue;
-      const share = words.filter((word) => support.has(word)).length / words.length;
-      if (share < threshold) {
-        flagged.push({ section: section.title, claim: claim.trim(), citations: numbers, reason: `only ${Math.round(share * 100)}% of its words appear in the cited sources' notes` });
+export function splitClaims(text: string): string[] {
+  const claims: string[] = [];
+  for (const paragraph of proseParagraphs(text)) {
+    for (const { segment } of segmenter.segment(paragraph)) {
+      const leading = /^(\s*\[\d+(?:\s*,\s*\d+)*\])+/.exec(segment)?.[0];
+      let sentence = segment;
+      if (leading && claims.length > 0) {
+        claims[claims.length - 1] = `${claims[claims.length - 1]!} ${leading.trim()}`;
+        sentence = segment.slice(leading.length);
       }
+      if (sentence.trim()) claims.push(sentence.trim());
     }
   }
-  return flagged;
+  return claims;
 }
 
-/** Marks flagged claims in the report text and lists them at the end. */
-export function markFlagged(report: string, flagged: FlaggedClaim[]): string {
+/** True for a sentence that states something checkable: several content words, not a question or a lead-in. */
+export function isFactual(sentence: string): boolean {
+  const plain = sentence.replace(/\[[\d,\s]+\]/g, '').trim();
+  if (/[?:]$/.test(plain)) return false;
+  return new Set(stems(plain)).size >= 4;
+}
+
+/** A claim as first checked, in the draft's own numbering (before sources are renumbered). */
+export interface DraftClaim extends ClaimResult {
+  /** Lexical support: the share of its content words found in the passages it cites. */
+  share: number;
+  /** The passages its known citations point to. */
+  passages: string[];
+}
+
+/**
+ * Checks every sentence of the drafted sections against the passages its citations point to (the
+ * quotes of the notes taken from those sources): a cited claim is supported when they hold most of
+ * its content words, unsupported when they
+ * do not, and a factual sentence without a citation is uncited. Markers that name no source of the
+ * report are recorded on the claim. Deterministic and cheap; a model's judgment can refine it.
+ */
+export function checkClaims(
+  sections: { title: string; text: string }[],
+  urlByNumber: ReadonlyMap<number, string>,
+  notes: readonly Note[],
+): DraftClaim[] {
+  const claims: DraftClaim[] = [];
+  for (const section of sections) {
+    for (const claim of splitClaims(section.text)) {
+      const cited = [...new Set(citedNumbers(claim))];
+      const known = cited.filter((number) => urlByNumber.has(number));
+      const unknown = cited.filter((number) => !urlByNumber.has(number));
+      const base = {
+        section: section.title,
+        claim,
+        citations: known,
+        ...(unknown.length ? { unknownCitations: unknown } : {}),
+      };
+      if (known.length === 0) {
+        if (!isFactual(claim) && unknown.length === 0) continue;
+        claims.push({
+          ...base,
+          verdict: 'uncited',
+          reason: unknown.length
+            ? `it cites ${unknown.map((number) => `[${number}]`).join(', ')}, which names no source of this report`
+            : 'no source is cited for it',
+          share: 0,
+          passages: [],
+        });
+        continue;
+      }
+      const urls = new Set(known.map((number) => urlByNumber.get(number)));
+      // The sources' own words only: a model's paraphrase in a note is no evidence of itself.
+      const passages = notes.filter((note) => urls.has(note.url)).map((note) => note.quote ?? note.text);
+      const support = new Set(passages.flatMap((passage) => stems(passage)));
+      const words = [...new Set(stems(claim.replace(/\[[\d,\s]+\]/g, '')))];
+      const share = words.length ? words.filter((word) => support.has(word)).length / words.length : 1;
+      const supported = share >= SUPPORT_THRESHOLD;
+      claims.push({
+        ...base,
+        verdict: supported ? 'supported' : 'unsupported',
+        reason: `${Math.round(share * 100)}% of its content words appear in the cited sources' passages`,
+        share,
+        passages,
+      });
+    }
+  }
+  return claims;
+}
+
+/**
+ * The final verdicts: a model's judgment (when one was asked) decides for the cited claims it
+ * judged — an "entailed" only counts for a claim that shares some words with its passages — and
+ * the lexical check for the rest; text and numbers follow the report's final numbering.
+ */
+export function settleClaims(
+  drafts: DraftClaim[],
+  judgments: ReadonlyMap<number, ClaimJudgment>,
+  order: ReadonlyMap<number, number>,
+): ClaimResult[] {
+  return drafts.map((draft, index) => {
+    const { share, passages: _passages, ...claim } = draft;
+    const judged = draft.citations.length > 0 ? judgments.get(index) : undefined;
+    const settled: ClaimResult = {
+      ...claim,
+      claim: applyCitationOrder(claim.claim, order),
+      citations: claim.citations.map((number) => order.get(number)!).filter((number) => number !== undefined),
+    };
+    if (!judged) return settled;
+    const overlap = `word overlap ${Math.round(share * 100)}%`;
+    if (judged.supported && share < ENTAILMENT_FLOOR)
+      return {
+        ...settled,
+        verdict: 'unsupported',
+        reason: `the model judged it entailed, but it shares too few words with the cited passages (${overlap})`,
+      };
+    return {
+      ...settled,
+      verdict: judged.supported ? 'supported' : 'unsupported',
+      reason: `${judged.supported ? 'entailed' : 'not entailed'} by the cited passages, as the model judged${judged.reason ? `: ${judged.reason}` : ''} (${overlap})`,
+    };
+  });
+}
+
+/** Counts of each verdict. */
+export function tallyClaims(claims: readonly ClaimResult[]) {
+  return {
+    supported: claims.filter((claim) => claim.verdict === 'supported').length,
+    unsupported: claims.filter((claim) => claim.verdict === 'unsupported').length,
+    uncited: claims.filter((claim) => claim.verdict === 'uncited').length,
+  };
+}
+
+/**
+ * The line under a report's title that says how far it can be trusted; a report that cites
+ * nothing is never called verified.
+ */
+export function verificationLine(
+  analyst: { name: string; usesModel: boolean },
+  claims: readonly ClaimResult[],
+): string {
+  const tally = tallyClaims(claims);
+  const by = analyst.usesModel
+    ? `Written by ${analyst.name}`
+    : 'Made without a language model: sentences quoted from the sources';
+  if (tally.supported + tally.unsupported === 0)
+    return `_${by}. No sentence cites a source, so nothing in this report is verified._`;
+  const flagged = tally.unsupported + tally.uncited;
+  const checks = `${tally.supported} of ${claims.length} claims checked against their cited sources`;
+  return flagged === 0
+    ? `_${by}. ${checks}; every claim cites a source that supports it._`
+    : `_${by}. ${checks}; ${flagged} marked in the text (${tally.unsupported} unsupported, ${tally.uncited} uncited)._`;
+}
+
+const markers: Record<ClaimResult['verdict'], string | null> = {
+  supported: null,
+  unsupported: '**[unverified]**',
+  uncited: '**[uncited]**',
+};
+
+/** Where a claim stands in a text from `from` on, with any white space between its words. */
+function findClaim(text: string, claim: string, from: number): { start: number; end: number } | null {
+  const pattern = new RegExp(
+    claim
+      .split(/\s+/)
+      .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('\\s+'),
+    'g',
+  );
+  pattern.lastIndex = from;
+  const match = pattern.exec(text);
+  return match ? { start: match.index, end: match.index + match[0].length } : null;
+}
+
+/** Marks the claims that are not supported where they stand in the report. */
+export function markClaims(report: string, claims: readonly ClaimResult[]): string {
   let marked = report;
-  for (const claim of flagged) marked = marked.replace(claim.claim, `${claim.claim} **[unverified]**`);
-  if (flagged.length === 0) return marked;
-  return `${marked}\n## Verification\n\n${flagged.length} claim(s) could not be matched to their cited sources and are marked **[unverified]**.\n`;
+  let from = 0;
+  for (const claim of claims) {
+    const place = findClaim(marked, claim.claim, from);
+    if (!place) continue;
+    from = place.end;
+    const marker = markers[claim.verdict];
+    if (!marker) continue;
+    marked = `${marked.slice(0, place.end)} ${marker}${marked.slice(place.end)}`;
+    from = place.end + marker.length + 1;
+  }
+  return marked;
 }

@@ -1,0 +1,476 @@
+import type { Analyst, AnalystCall } from '../analyst.ts';
+import {
+  coverage,
+  definesSubject,
+  mentionsSubject,
+  profileQuestion,
+  type QuestionProfile,
+  selectDiverse,
+  stems,
+} from '../relevance.ts';
+import type { ResearchSettings } from '../research-settings.ts';
+import type { Note, Outline, OutlineSection, SourceText } from '../research-types.ts';
+import { applyFeedback } from './outline-feedback.ts';
+import { type Sentence, sentences } from './sentences.ts';
+
+/** A local computation as an analyst call (no model, nothing to journal as a prompt). */
+function local<T>(compute: () => T): AnalystCall<T> {
+  return { model: null, run: async () => ({ output: compute() }) };
+}
+
+function shortTitle(question: string): string {
+  const clean = question
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[?.!]+$/, '');
+  if (clean.length <= 80) return clean;
+  return `${clean.slice(0, 80).replace(/\s+\S*$/, '')}…`;
+}
+
+/** Notes kept per source, and sentences per section, by report length. */
+const sizes = {
+  short: { overview: 2, sections: 2, perSection: 2 },
+  medium: { overview: 3, sections: 4, perSection: 3 },
+  long: { overview: 4, sections: 6, perSection: 4 },
+} as const;
+
+const NOTES_PER_SOURCE = 5;
+/** A section must reach this share of the best note's score to be written at all (drop, never pad). */
+const SECTION_FLOOR = 0.5;
+/** A sentence must reach this share of the best note's score to be quoted. */
+const NOTE_FLOOR = 0.4;
+
+const noteStems = new WeakMap<Note, Set<string>>();
+function termsOf(note: Note): Set<string> {
+  let terms = noteStems.get(note);
+  if (!terms) {
+    terms = new Set(stems(note.text));
+    noteStems.set(note, terms);
+  }
+  return terms;
+}
+
+/** A heading that names code (a signature, an option), not a topic. */
+function isCodeHeading(heading: string): boolean {
+  return /[()=<>{}[\]]|^-|^[\w.]+$/.test(heading) && !/\s\w+\s/.test(heading.replace(/\(.*\)/, ''));
+}
+
+/** The last heading of a path that names a topic ("Data Types › JSON Types" → "JSON Types"), or "". */
+function lastHeading(headings: string | undefined): string {
+  const path = (headings ?? '')
+    .split(' › ')
+    .map((heading) => heading.replace(/^#+\s*/, '').trim())
+    .filter(Boolean);
+  return path.findLast((heading) => !isCodeHeading(heading)) ?? path.at(-1) ?? '';
+}
+
+/**
+ * How well each sentence of a source answers the question, 0 to 1, comparable across sources: the
+ * share of the question's weighted terms the sentence covers, helped by the terms its section's
+ * headings and the page's title cover, a sentence that defines the subject of a "what is" question,
+ * the first sentences of a section, and the search's own judgment of the source.
+ */
+function scoreSentences(
+  profile: QuestionProfile,
+  source: SourceText,
+  candidates: Placed[],
+  iteration: number,
+): number[] {
+  // The first searches ask the question itself; later ones follow leads, and their top hit counts less.
+  const relevance = (source.relevance ?? 0.5) * (iteration === 1 ? 1 : 0.6);
+  const contexts = new Map<string, number>();
+  return candidates.map((placed) => {
+    const { sentence, headings, opensSection } = placed;
+    let own = coverage(profile, new Set(stems(sentence.text)));
+    // The sentence that opens a section speaks of what the section's heading names (a glossary entry's
+    // definition rarely repeats its term).
+    const named = opensSection ? namedBy(profile, lastHeading(headings)) : 0;
+    own = Math.max(own, named);
+    if (own === 0) return 0;
+    let context = contexts.get(headings);
+    if (context === undefined) {
+      context = coverage(profile, new Set(stems(`${source.title} ${headings}`)));
+      contexts.set(headings, context);
+    }
+    let score = 0.5 * own + 0.2 * context + 0.3 * relevance;
+    if (isDefinition(profile, placed)) score += 0.25;
+    // The subject named whole ("the with statement", not "with" and "statement" apart).
+    if (mentionsSubject(profile, sentence.text) || (opensSection && mentionsSubject(profile, lastHeading(headings)))) {
+      score += 0.15;
+    }
+    if (opensSection) score += 0.05;
+    // A lead-in ("…, run the venv module as a script:") says how, but reads as a fragment.
+    if (sentence.text.endsWith(':')) score -= 0.05;
+    return score;
+  });
+}
+
+/**
+ * How much a heading is about the question: the share of the question it names, times the share of
+ * the heading that is the question's words ("decorator" names "What is a decorator?" fully; "PEP 318:
+ * Decorators for Functions and Methods" only a little).
+ */
+function namedBy(profile: QuestionProfile, heading: string): number {
+  const words = new Set(stems(heading));
+  if (words.size === 0) return 0;
+  const precision = [...words].filter((term) => profile.terms.includes(term)).length / words.size;
+  return coverage(profile, words) * precision;
+}
+
+/**
+ * True when the sentence defines what a "what is" question asks about: it says so ("A decorator is
+ * …"), or it opens a section named exactly that (a glossary entry: "decorator — A function returning
+ * another function…").
+ */
+function isDefinition(profile: QuestionProfile, placed: Placed): boolean {
+  if (profile.kind !== 'definition') return false;
+  if (definesSubject(profile, placed.sentence.text)) return true;
+  if (!placed.opensSection) return false;
+  const heading = new Set(stems(lastHeading(placed.headings)));
+  return profile.subjects.some((subject) => {
+    const wanted = stems(subject);
+    return wanted.length > 0 && wanted.length === heading.size && wanted.every((term) => heading.has(term));
+  });
+}
+
+/** A sentence placed in its source: its offset in the document, its section, and whether it opens it. */
+interface Placed {
+  sentence: Sentence;
+  start: number;
+  end: number;
+  headings: string;
+  opensSection: boolean;
+}
+
+/**
+ * Maps sentences of a source's text to document offsets and sections, through its segments and the
+ * heading lines inside them (a glossary entry within a passage is a section of its own).
+ */
+function place(source: SourceText, found: Sentence[]): Placed[] {
+  const segments = source.segments ?? [{ at: 0, start: source.offset, headings: source.headings ?? '' }];
+  const headingLines = [...source.text.matchAll(/^(#{1,6})\s+(.+?)\s*#*$/gm)].map((match) => ({
+    at: match.index!,
+    text: match[2]!.replace(/`/g, '').trim(),
+  }));
+  const opened = new Set<string>();
+  return found.map((sentence) => {
+    let index = 0;
+    for (let at = 0; at < segments.length; at++) if (segments[at]!.at <= sentence.start) index = at;
+    const segment = segments[index]!;
+    const segmentEnd = segments[index + 1]?.at ?? source.text.length;
+    const inner = headingLines.findLast(
+      (line) => line.at >= segment.at && line.at < sentence.start && line.at < segmentEnd,
+    );
+    // The segment's own first heading line is already the last part of its path.
+    const headings =
+      inner && !segment.headings.endsWith(inner.text)
+        ? `${segment.headings ? `${segment.headings} › ` : ''}${inner.text}`
+        : segment.headings;
+    const section = `${index}\u0000${inner?.at ?? -1}`;
+    const opensSection = !opened.has(section);
+    opened.add(section);
+    return {
+      sentence,
+      start: segment.start + (sentence.start - segment.at),
+      end: segment.start + (sentence.end - segment.at),
+      headings,
+      opensSection,
+    };
+  });
+}
+
+/**
+ * Research without a language model: queries from the question (and, later, from the headings of
+ * the best sources found), query-focused sentence selection with a relevance floor, an overview made
+ * of the sentences that best answer the question from the best source, and sections per aspect
+ * (the sources' own sections). Every sentence is quoted verbatim from its cited passage.
+ * Deterministic: the same question over the same corpus gives the same report.
+ */
+export class ExtractiveAnalyst implements Analyst {
+  readonly name = 'extractive';
+  readonly usesModel = false;
+
+  title(question: string, _settings: ResearchSettings) {
+    return local(() => shortTitle(question));
+  }
+
+  plan({ question, settings }: { question: string; settings: ResearchSettings }) {
+    return local(() => {
+      const profile = profileQuestion(question);
+      const words = question.toLowerCase().match(/[\p{L}\p{N}_.-]+/gu) ?? [];
+      const content = words.filter((word) => profile.terms.includes(stemWord(word)));
+      const queries = [content.join(' ') || question.trim()];
+      // Each subject of a comparison or definition on its own, then the heaviest terms together.
+      for (const subject of profile.subjects) queries.push(subject);
+      const heaviest = [...content].sort(
+        (a, b) => (profile.weights.get(stemWord(b)) ?? 1) - (profile.weights.get(stemWord(a)) ?? 1),
+      );
+      if (heaviest.length > 2) queries.push(heaviest.slice(0, 2).join(' '));
+      return {
+        queries: [...new Set(queries.map((query) => query.trim()).filter(Boolean))].slice(
+          0,
+          settings.queriesPerIteration,
+        ),
+      };
+    });
+  }
+
+  takeNotes({ question, source, iteration, idPrefix }: Parameters<Analyst['takeNotes']>[0]) {
+    return local((): Note[] => {
+      const profile = profileQuestion(question);
+      const candidates = place(source, sentences(source.text));
+      const scores = scoreSentences(profile, source, candidates, iteration);
+      const ranked = candidates
+        .map((placed, index) => ({ placed, score: scores[index]!, index }))
+        .filter((entry) => entry.score > 0);
+      const chosen = selectDiverse(
+        ranked,
+        NOTES_PER_SOURCE,
+        (entry) => entry.score,
+        (entry) => new Set(stems(entry.placed.sentence.text)),
+      ).sort((a, b) => a.index - b.index);
+      return chosen.map(({ placed, score }, index) => {
+        const heading = lastHeading(placed.headings);
+        return {
+          id: `${idPrefix}-${index}`,
+          url: source.url,
+          title: source.title,
+          text: placed.sentence.text,
+          start: placed.start,
+          end: placed.end,
+          query: source.query,
+          iteration,
+          score: Number(score.toFixed(4)),
+          ...(heading ? { heading } : {}),
+          ...(isDefinition(profile, placed) ? { definition: true } : {}),
+          // The note is the source's own sentence, placed by its offsets.
+          verified: true,
+        };
+      });
+    });
+  }
+
+  analyze({ question, notes, newNotes, iteration, asked, settings }: Parameters<Analyst['analyze']>[0]) {
+    return local(() => {
+      if (iteration >= settings.maxIterations)
+        return { done: true, reason: 'iteration limit reached', nextQueries: [] };
+      const best = Math.max(0, ...notes.map((note) => note.score ?? 0));
+      const useful = newNotes.filter((note) => (note.score ?? 0) >= best * NOTE_FLOOR);
+      if (useful.length === 0)
+        return { done: true, reason: 'the last searches found nothing relevant', nextQueries: [] };
+      const known = new Set(notes.filter((note) => !newNotes.includes(note)).flatMap((note) => [...termsOf(note)]));
+      const fresh = new Set(useful.flatMap((note) => [...termsOf(note)]).filter((term) => !known.has(term)));
+      if (iteration > 1 && fresh.size < 5) {
+        return { done: true, reason: `little new material (${fresh.size} new terms)`, nextQueries: [] };
+      }
+      // A sentence that names the subject and covers the question, from a top result: answered.
+      const answered = useful.some((note) => (note.score ?? 0) >= 0.9 && note.definition);
+      if (answered) return { done: true, reason: 'a top source defines what the question asks about', nextQueries: [] };
+      // Pseudo-relevance feedback: the section headings and titles of the best sources name what
+      // the question is about in the documents' own words.
+      const profile = profileQuestion(question);
+      const surface = new Map<string, string>();
+      for (const word of question.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) {
+        if (!surface.has(stemWord(word))) surface.set(stemWord(word), word);
+      }
+      const core = [...profile.terms]
+        .sort((a, b) => (profile.weights.get(b) ?? 1) - (profile.weights.get(a) ?? 1))
+        .slice(0, 2)
+        .map((term) => surface.get(term) ?? term);
+      const askedSet = new Set(asked.map((query) => query.toLowerCase()));
+      const feedback: string[] = [];
+      // Only the best two sources lead on: their headings are the documents' own words for the topic.
+      const leads = new Set(
+        [...useful]
+          .sort((a, b) => (b.score ?? 0) - (a.score ?? 0))
+          .map((note) => note.url)
+          .filter((url, index, all) => all.indexOf(url) === index)
+          .slice(0, 2),
+      );
+      for (const note of [...useful]
+        .filter((each) => leads.has(each.url))
+        .sort((a, b) => (b.score ?? 0) - (a.score ?? 0))) {
+        for (const phrase of [note.heading ?? '', note.title]) {
+          const extra = (phrase.toLowerCase().match(/[\p{L}][\p{L}\p{N}_-]+/gu) ?? []).filter(
+            (word) => word.length > 2 && !profile.terms.includes(stemWord(word)) && !stopLike.has(word),
+          );
+          if (extra.length === 0) continue;
+          const query = [...new Set([...core, ...extra.slice(0, 2)])].join(' ');
+          if (!askedSet.has(query) && !feedback.includes(query)) feedback.push(query);
+        }
+      }
+      if (feedback.length === 0) return { done: true, reason: 'no unexplored headings left', nextQueries: [] };
+      return {
+        done: false,
+        reason: `${fresh.size} new terms; following the best sources' headings`,
+        nextQueries: feedback.slice(0, settings.queriesPerIteration),
+      };
+    });
+  }
+
+  outline({ question, notes, settings, feedback, previous }: Parameters<Analyst['outline']>[0]) {
+    return local((): Outline => {
+      if (feedback && previous) return applyFeedback(previous, feedback, notes);
+      return draftOutline(question, notes, settings);
+    });
+  }
+
+  writeSection({ notes, citationFor, onDelta }: Parameters<Analyst['writeSection']>[0]) {
+    return local(() => {
+      const text = notes
+        .map((note) => `${/[.!?]$/.test(note.text) ? note.text.slice(0, -1) : note.text} [${citationFor[note.url]}].`)
+        .join(' ');
+      onDelta?.(text);
+      return text;
+    });
+  }
+
+  summarize({ notes, iteration }: Parameters<Analyst['summarize']>[0]) {
+    return local(() => {
+      const sources = new Set(notes.map((note) => note.url)).size;
+      const best = [...notes].sort((a, b) => (b.score ?? 0) - (a.score ?? 0))[0];
+      const count = `${notes.length} note${notes.length === 1 ? '' : 's'} from ${sources} source${sources === 1 ? '' : 's'} after iteration ${iteration}.`;
+      return best ? `${count} Best match so far: "${best.text}" (${best.title}).` : `${count} Nothing relevant yet.`;
+    });
+  }
+
+  judgeClaims() {
+    // No model: the lexical check alone decides.
+    return null;
+  }
+
+  assessFollowUp({ question, notes }: Parameters<Analyst['assessFollowUp']>[0]) {
+    return local(() => {
+      const profile = profileQuestion(question);
+      const best = Math.max(0, ...notes.map((note) => coverage(profile, termsOf(note))));
+      return best >= 0.6
+        ? {
+            action: 'answer' as const,
+            reason: `a stored note covers ${Math.round(best * 100)}% of the question's terms`,
+          }
+        : {
+            action: 'research' as const,
+            reason: `the stored notes cover at most ${Math.round(best * 100)}% of the question's terms`,
+          };
+    });
+  }
+
+  answer({ question, notes, citationFor }: Parameters<Analyst['answer']>[0]) {
+    return local(() => {
+      const profile = profileQuestion(question);
+      const ranked = notes
+        .map((note) => ({ note, score: coverage(profile, termsOf(note)) + (note.score ?? 0) * 0.1 }))
+        .filter((entry) => entry.score > 0.3);
+      const best = selectDiverse(
+        ranked,
+        4,
+        (entry) => entry.score,
+        (entry) => termsOf(entry.note),
+      );
+      if (best.length === 0) return 'The sources gathered so far do not address this question.';
+      return best.map(({ note }) => `${note.text.replace(/[.!?]$/, '')} [${citationFor[note.url]}].`).join(' ');
+    });
+  }
+}
+
+/**
+ * How much a page's title says the page is about the question: fully when the title's subject part
+ * ("asyncio" in "asyncio — Asynchronous I/O") is what the question asks about, a little for shared words.
+ */
+function titledFor(profile: QuestionProfile, title: string): number {
+  const head = new Set(stems(title.split(/\s+[—–-]\s+|:\s/)[0] ?? ''));
+  const subjects = profile.subjects.map((subject) => new Set(stems(subject))).filter((set) => set.size > 0);
+  const exact = subjects.some((subject) => subject.size === head.size && [...subject].every((term) => head.has(term)));
+  return exact || mentionsSubject(profile, title) ? 1 : 0.3 * coverage(profile, new Set(stems(title)));
+}
+
+/** Words of headings that say nothing about a topic. */
+const stopLike = new Set(
+  'the and for with from module modules documentation chapter section part notes glossary introduction general terminology using overview reference tutorial guide api examples example howto index contents appendix author what new'.split(
+    ' ',
+  ),
+);
+
+function stemWord(word: string): string {
+  return stems(word)[0] ?? word.toLowerCase();
+}
+
+/**
+ * The first outline: an overview of the sentences that best answer the question from the best
+ * source (a definition first for "what is" questions), then one section per relevant section of the
+ * sources, best first, each above the relevance floor. Nothing below the floor is written.
+ */
+function draftOutline(question: string, notes: readonly Note[], settings: ResearchSettings): Outline {
+  const size = sizes[settings.reportLength];
+  const title = shortTitle(question);
+  const best = Math.max(0, ...notes.map((note) => note.score ?? 0));
+  // A sentence met again in a later iteration counts once.
+  const seen = new Set<string>();
+  const relevant = notes.filter((note) => {
+    const key = `${note.url}\u0000${note.text}`;
+    if (seen.has(key) || (note.score ?? 0) < best * NOTE_FLOOR || (note.score ?? 0) <= 0) return false;
+    seen.add(key);
+    return true;
+  });
+  if (relevant.length === 0) return { title, sections: [] };
+  // The best source: its best note, helped by its second best (a page that answers more than once).
+  const bySource = new Map<string, Note[]>();
+  for (const note of relevant) bySource.set(note.url, [...(bySource.get(note.url) ?? []), note]);
+  // The page to answer from: its best notes, and how much its own title names the question (a page
+  // about the subject over one that mentions it among many others, as release notes do).
+  const profile = profileQuestion(question);
+  const sourceScore = (members: Note[]) => {
+    const sorted = members.map((note) => note.score ?? 0).sort((a, b) => b - a);
+    return (
+      (sorted[0] ?? 0) +
+      0.25 * (sorted[1] ?? 0) +
+      0.3 * titledFor(profile, members[0]!.title) +
+      (members.some((note) => note.definition) ? 0.1 : 0)
+    );
+  };
+  const [bestUrl] = [...bySource.entries()].sort(
+    (a, b) => sourceScore(b[1]) - sourceScore(a[1]) || a[0].localeCompare(b[0]),
+  )[0]!;
+  const bestNotes = bySource.get(bestUrl)!;
+  const overview = selectDiverse(
+    [...bestNotes].sort((a, b) => Number(b.definition ?? false) - Number(a.definition ?? false)),
+    size.overview,
+    (note) => (note.score ?? 0) + (note.definition ? 0.3 : 0),
+    termsOf,
+  ).sort((a, b) => Number(b.definition ?? false) - Number(a.definition ?? false) || (a.start ?? 0) - (b.start ?? 0));
+  const sections: OutlineSection[] = [
+    { title: 'Overview', focus: `The answer to: ${question.trim()}`, noteIds: overview.map((note) => note.id) },
+  ];
+  const used = new Set(overview.map((note) => note.id));
+  // Aspects: the sources' own sections, each written only when it is relevant enough.
+  const aspects = new Map<string, Note[]>();
+  for (const note of relevant) {
+    if (used.has(note.id)) continue;
+    const key = `${note.url}\u0000${note.heading ?? ''}`;
+    aspects.set(key, [...(aspects.get(key) ?? []), note]);
+  }
+  const ranked = [...aspects.values()]
+    .map((members) => ({ members, score: Math.max(...members.map((note) => note.score ?? 0)) }))
+    .filter((aspect) => aspect.score >= best * SECTION_FLOOR)
+    .sort((a, b) => b.score - a.score || a.members[0]!.id.localeCompare(b.members[0]!.id))
+    .slice(0, size.sections);
+  const titles = new Set(['overview']);
+  for (const { members } of ranked) {
+    const chosen = selectDiverse(
+      [...members].sort((a, b) => (b.score ?? 0) - (a.score ?? 0)),
+      size.perSection,
+      (note) => note.score ?? 0,
+      termsOf,
+    ).sort((a, b) => (a.start ?? 0) - (b.start ?? 0));
+    const first = members[0]!;
+    let sectionTitle = first.heading && first.heading !== first.title ? first.heading : first.title;
+    if (titles.has(sectionTitle.toLowerCase())) sectionTitle = `${sectionTitle} (${first.title})`;
+    titles.add(sectionTitle.toLowerCase());
+    sections.push({
+      title: sectionTitle,
+      focus: `What "${first.title}" says${first.heading ? ` under "${first.heading}"` : ''}.`,
+      noteIds: chosen.map((note) => note.id),
+    });
+  }
+  return { title, sections };
+}

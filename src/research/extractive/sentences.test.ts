@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { markdownWithoutLinkUrls } from '../../providers/extract/extracted-document.ts';
+import { isProse, sentences } from './sentences.ts';
+
+const texts = (text: string) => sentences(text).map((sentence) => sentence.text);
+
+describe('sentences', () => {
+  it('never splits inside a code span, after an abbreviation or an initial, and keeps offsets', () => {
+    const text =
+      'Call `os.path.join(a, b). Then` returns a path, e.g. a file name in a folder. Dr. J. Smith wrote the module in 1998 for the team. It is still used today by many people.';
+    expect(texts(text)).toEqual([
+      'Call `os.path.join(a, b). Then` returns a path, e.g. a file name in a folder.',
+      'Dr. J. Smith wrote the module in 1998 for the team.',
+      'It is still used today by many people.',
+    ]);
+    for (const sentence of sentences(text)) expect(text.slice(sentence.start, sentence.end)).toBe(sentence.text);
+  });
+
+  it('keeps a numbered heading or list label whole instead of ending a sentence after its number', () => {
+    expect(texts('27.2. Log-Shipping Standby Servers keep a copy of the primary in sync with it.')).toEqual([
+      '27.2. Log-Shipping Standby Servers keep a copy of the primary in sync with it.',
+    ]);
+    expect(
+      texts('## 27.2. Log-Shipping Standby Servers\n\nA standby server applies the log that the primary ships to it.'),
+    ).toEqual(['A standby server applies the log that the primary ships to it.']);
+  });
+
+  it('reads links as their words, so their addresses and titles never cut a sentence', () => {
+    const { text, linkRanges } = markdownWithoutLinkUrls(
+      'See [the notes by J. Smith](notes.html#v2.1. "Release 2.1. Notes") for the details of the module. It is short but it is there.',
+    );
+    expect(texts(text)).toEqual([
+      'See the notes by J. Smith for the details of the module.',
+      'It is short but it is there.',
+    ]);
+    expect(linkRanges.map(([start, end]) => text.slice(start, end))).toEqual(['the notes by J. Smith']);
+  });
+
+  it('leaves out headings, tables, code blocks, prompts and fragments', () => {
+    const text = [
+      '# A heading that looks like a sentence of its own.',
+      '| Name | Aliases | Description of the thing in this row |',
+      '```',
+      'This line is code, even if it reads like a sentence of prose.',
+      '```',
+      '>>> print("this is a prompt with a few words in it")',
+      'how many times to execute the statement in the loop',
+      'Example:',
+      'The only real sentence in this text is this one, and it says so.',
+    ].join('\n\n');
+    expect(texts(text)).toEqual(['The only real sentence in this text is this one, and it says so.']);
+  });
+
+  it('tells prose from code-like fragments', () => {
+    expect(isProse('The json module can serialize objects to a string.')).toBe(true);
+    expect(isProse('json.dumps(obj, *, skipkeys=False, ensure_ascii=True, indent=None)')).toBe(false);
+    expect(isProse('`a` `b` `c` `d` `e` `f` is the list')).toBe(false);
+    expect(isProse('To create a virtual environment, decide upon a directory and run the module:')).toBe(true);
+    expect(isProse('Run it like this:')).toBe(false);
+  });
+});

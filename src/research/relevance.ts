@@ -1,0 +1,147 @@
+import { queryTerms, stem, stems } from '../shared/terms.ts';
+
+export { stem, stems };
+
+/**
+ * Query-focused relevance without a model: what a question asks about (its terms, weighted), what
+ * kind of question it is, and how well a sentence, a heading or a title covers it.
+ */
+
+/** Words that ask rather than tell: left out of a question's terms. */
+const askingWords = new Set(
+  'i me my we our you your get use using used way ways want need like possible difference differences between explain tell show give something anything best'.split(
+    ' ',
+  ),
+);
+
+export type QuestionKind = 'definition' | 'comparison' | 'procedure' | 'other';
+
+export interface QuestionProfile {
+  /** Stems of the question's content words, in order. */
+  terms: string[];
+  /** Weight of each stem: rarer-looking words (long, technical, code-like) count more. */
+  weights: Map<string, number>;
+  kind: QuestionKind;
+  /** What a definition or comparison question is about ("json", "jsonb"). */
+  subjects: string[];
+  /** Subjects as lower-case phrases, matched whole ("with statement", "named tuple"). */
+  phrases: string[];
+}
+
+function termWeight(word: string): number {
+  let weight = 1;
+  if (word.length >= 7) weight += 0.5;
+  if (/[\d_]/.test(word)) weight += 0.5;
+  return weight;
+}
+
+/** The question's terms, their weights, its kind and subjects. */
+export function profileQuestion(question: string): QuestionProfile {
+  const text = question.trim();
+  const lower = text.toLowerCase();
+  const words = queryTerms(text).filter((word) => !askingWords.has(word));
+  const terms = [...new Set(words.map(stem))];
+  const weights = new Map<string, number>();
+  for (const word of words) weights.set(stem(word), Math.max(weights.get(stem(word)) ?? 0, termWeight(word)));
+  let kind: QuestionKind = 'other';
+  let subjects: string[] = [];
+  const comparison =
+    /difference(?:s)? between (.+?) and (.+?)[?.!]*$/i.exec(text) ??
+    /(?:compare|comparing) (.+?) (?:and|with|to) (.+?)[?.!]*$/i.exec(text) ??
+    /^(?:is|are|should i use) (.+?) (?:or|vs\.?|versus) (.+?)[?.!]*$/i.exec(text) ??
+    /(.+?) (?:vs\.?|versus) (.+?)[?.!]*$/i.exec(text);
+  const definition =
+    /^(?:what(?:'s| is| are)|define|what does) (?:an? |the )?(.+?)(?: mean| do| stand for)?[?.!]*$/i.exec(text);
+  if (comparison) {
+    kind = 'comparison';
+    subjects = [comparison[1]!, comparison[2]!].map((subject) => subject.replace(/^(the|a|an) /i, '').trim());
+  } else if (definition) {
+    kind = 'definition';
+    // "the walrus operator (assignment expression)": both names are the subject.
+    const named = definition[1]!;
+    subjects = [
+      named.replace(/\(.*?\)/g, '').trim(),
+      ...[...named.matchAll(/\((.+?)\)/g)].map((match) => match[1]!.trim()),
+    ].filter(Boolean);
+  } else if (/^(how|in what way|what steps)\b/.test(lower)) kind = 'procedure';
+  // Subjects weigh most: they are what the answer must be about.
+  for (const subject of subjects) for (const term of stems(subject)) weights.set(term, (weights.get(term) ?? 1) + 1);
+  const phrases = subjects
+    .map((subject) => subject.toLowerCase().replace(/\s+/g, ' ').trim())
+    .filter((phrase) => phrase.includes(' ') || phrase.length > 2);
+  return { terms, weights, kind, subjects, phrases };
+}
+
+/** Share (0 to 1) of the question's weighted terms that appear among `present`. */
+export function coverage(profile: QuestionProfile, present: ReadonlySet<string>): number {
+  let total = 0;
+  let found = 0;
+  for (const term of profile.terms) {
+    const weight = profile.weights.get(term) ?? 1;
+    total += weight;
+    if (present.has(term)) found += weight;
+  }
+  return total === 0 ? 0 : found / total;
+}
+
+/** True when the text holds one of the subject phrases whole ("the with statement", "a named tuple"). */
+export function mentionsSubject(profile: QuestionProfile, text: string): boolean {
+  const lower = ` ${text.toLowerCase().replace(/[`*_]/g, '').replace(/\s+/g, ' ')} `;
+  return profile.phrases.some((phrase) => lower.includes(` ${phrase} `) || lower.includes(` ${phrase}s `));
+}
+
+/** True when a sentence defines one of the subjects ("A decorator is a function…", "JSON data types are…"). */
+export function definesSubject(profile: QuestionProfile, sentence: string): boolean {
+  if (profile.subjects.length === 0) return false;
+  const head = sentence.toLowerCase().slice(0, 160);
+  return profile.subjects.some((subject) => {
+    const subjectStems = stems(subject);
+    if (subjectStems.length === 0) return false;
+    // The subject opens the sentence ("A decorator is…", "The json and jsonb types are…"): the words
+    // before the verb are the subject's, give or take two.
+    const position = /\b(is|are|refers to|means|denotes|provides|is used|are used)\b/.exec(head);
+    if (!position || position.index > 100) return false;
+    const before = stems(head.slice(0, position.index));
+    return subjectStems.every((term) => before.includes(term)) && before.length <= subjectStems.length + 2;
+  });
+}
+
+/** Jaccard similarity of two sets of stems: how much two sentences repeat each other. */
+export function similarity(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const item of a) if (b.has(item)) shared += 1;
+  return shared / (a.size + b.size - shared);
+}
+
+/**
+ * Maximal marginal relevance: picks up to `count` items, each time the one whose relevance, less
+ * its similarity to what is already picked, is highest. Ties keep the input order (deterministic).
+ */
+export function selectDiverse<T>(
+  items: readonly T[],
+  count: number,
+  relevance: (item: T) => number,
+  terms: (item: T) => ReadonlySet<string>,
+  lambda = 0.7,
+): T[] {
+  const chosen: T[] = [];
+  const remaining = [...items];
+  while (chosen.length < count && remaining.length > 0) {
+    let bestIndex = 0;
+    let bestValue = Number.NEGATIVE_INFINITY;
+    remaining.forEach((item, index) => {
+      const redundancy = Math.max(0, ...chosen.map((other) => similarity(terms(item), terms(other))));
+      const value = lambda * relevance(item) - (1 - lambda) * redundancy;
+      if (value > bestValue + 1e-12) {
+        bestValue = value;
+        bestIndex = index;
+      }
+    });
+    const [picked] = remaining.splice(bestIndex, 1);
+    // Near-copies of a chosen sentence are never worth a slot.
+    if (chosen.some((other) => similarity(terms(picked!), terms(other)) > 0.8)) continue;
+    chosen.push(picked!);
+  }
+  return chosen;
+}

@@ -1,0 +1,321 @@
+import type { RunContext } from '../engine/run-context.ts';
+import type { SearchProvider, SearchResult } from '../providers/search/search-provider.ts';
+import { mapConcurrent } from '../shared/concurrency.ts';
+import { isRetryable, QuarryError } from '../store/errors.ts';
+import type { Analyst } from './analyst.ts';
+import { citable, verifyNote } from './quotes.ts';
+import type { ResearchDependencies } from './research-dependencies.ts';
+import type { ResearchSettings } from './research-settings.ts';
+import { addTopics, applyAnalysis } from './research-state.ts';
+import type { Note, ResearchState, SourceText } from './research-types.ts';
+import { type Ledger, think } from './think.ts';
+
+/** Searches and reads of one iteration in flight at once (each is still its own journaled step). */
+export const RESEARCH_CONCURRENCY = 4;
+/** Longest text kept of a fetched web page, in characters. */
+const PAGE_CHARS = 60_000;
+
+/** What research has gathered so far in a run: notes, queries asked, passages visited, and its state. */
+export interface Gathered {
+  notes: Note[];
+  asked: string[];
+  visited: string[];
+  state: ResearchState;
+}
+
+/** Searches every provider; a provider that fails is reported, the others' results kept (interleaved). */
+async function searchAll(
+  providers: SearchProvider[],
+  query: string,
+  maxResults: number,
+  signal: AbortSignal,
+): Promise<{ results: SearchResult[]; errors: string[] }> {
+  const settled = await Promise.allSettled(providers.map((provider) => provider.search(query, { maxResults, signal })));
+  const lists = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
+  const errors = settled.flatMap((outcome, index) =>
+    outcome.status === 'rejected' ? [`${providers[index]!.name}: ${(outcome.reason as Error).message}`] : [],
+  );
+  if (errors.length === providers.length && providers.length > 0) {
+    const reasons = settled.map((outcome) => (outcome as PromiseRejectedResult).reason);
+    // A passing outage (a restarting store, a provider's 429) is worth another try of the step.
+    const retryable = reasons.find(isRetryable);
+    throw new QuarryError('STEP_FAILED', `every search provider failed: ${errors.join('; ')}`, {
+      isRetryable: retryable !== undefined,
+      retryAfterMs: retryable?.retryAfterMs,
+      cause: retryable,
+    });
+  }
+  const results: SearchResult[] = [];
+  for (
+    let index = 0;
+    results.length < maxResults * providers.length && lists.some((list) => index < list.length);
+    index++
+  ) {
+    for (const list of lists) if (list[index]) results.push(list[index]!);
+  }
+  return { results, errors };
+}
+
+/**
+ * Tokens of a source's text: counted as the o200k family of models count them when a model reads
+ * it, else estimated at four characters a token (the tokenizer's tables take a fifth of a second to
+ * load, a fifth of an offline run, for a figure nothing then spends).
+ */
+async function countTokens(text: string, exact: boolean): Promise<number> {
+  if (!exact) return Math.ceil(text.length / 4);
+  const { countTokens: count } = await import('gpt-tokenizer');
+  return count(text);
+}
+
+/** Text of a search result: the local passage as it is, a web page fetched and extracted. */
+async function readSource(deps: ResearchDependencies, chosen: ChosenSource, signal: AbortSignal): Promise<SourceText> {
+  const { result, query, relevance } = chosen;
+  const metadata = (result.metadata ?? {}) as { start?: number; headings?: string; segments?: SourceText['segments'] };
+  const offset = Number(metadata.segments?.[0]?.start ?? metadata.start ?? 0);
+  const known = {
+    query,
+    provider: result.provider,
+    relevance,
+    ...(metadata.headings ? { headings: metadata.headings } : {}),
+    ...(metadata.segments ? { segments: metadata.segments } : {}),
+  };
+  if (result.content)
+    return { url: result.url, title: result.title, text: result.content, offset, fetched: true, ...known };
+  try {
+    const page = await deps.fetchPage(result.url, signal);
+    return {
+      url: result.url,
+      title: page.document.title || result.title,
+      text: page.document.text.slice(0, PAGE_CHARS),
+      offset: 0,
+      fetched: true,
+      ...known,
+    };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    // An unreadable page still has its search snippet; the reason is kept with the source.
+    return {
+      url: result.url,
+      title: result.title,
+      text: result.snippet,
+      offset: 0,
+      query,
+      provider: result.provider,
+      fetched: false,
+      error: (error as Error).message,
+    };
+  }
+}
+
+/** A search result an iteration reads, with the query that found it. */
+export interface ChosenSource {
+  result: SearchResult;
+  query: string;
+  /** The result's score over the best score of its search (1 for the best), or by rank when unscored. */
+  relevance: number;
+}
+
+/** True for results a report must never quote: navigation pages and link lists. */
+function isNavigation(result: SearchResult): boolean {
+  const metadata = (result.metadata ?? {}) as { navigation?: boolean; linkDensity?: number };
+  return metadata.navigation === true || (metadata.linkDensity ?? 0) > 0.5;
+}
+
+/**
+ * The results an iteration reads: in search order, each page at most once per iteration (and each
+ * passage at most once per session), never a navigation page or link list, at most
+ * `sourcesPerQuery` per query asked.
+ */
+export function chooseSources(
+  searches: { results: SearchResult[] }[],
+  queries: string[],
+  alreadyVisited: string[],
+  settings: ResearchSettings,
+) {
+  const visited = new Set(alreadyVisited);
+  const pages = new Set<string>();
+  const chosen: ChosenSource[] = [];
+  searches.forEach((search, index) => {
+    const scores = search.results.map((result) => Number((result.metadata as { score?: number } | undefined)?.score));
+    const top = Math.max(0, ...scores.filter(Number.isFinite));
+    search.results.forEach((result, rank) => {
+      const page = result.url.split('#')[0]!;
+      const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
+      const key = passage === undefined ? page : `${result.url}#passage-${passage}`;
+      if (visited.has(key) || pages.has(page) || isNavigation(result)) return;
+      if (chosen.length >= settings.sourcesPerQuery * queries.length) return;
+      visited.add(key);
+      pages.add(page);
+      const score = scores[rank]!;
+      const relevance = Number.isFinite(score) && top > 0 ? score / top : 1 / (rank + 1);
+      chosen.push({ result, query: queries[index]!, relevance: Number(relevance.toFixed(4)) });
+    });
+  });
+  return { chosen, visited: [...visited] };
+}
+
+/** The queries an iteration asks: new ones only (case-insensitive), at most `queriesPerIteration`. */
+export function freshQueries(queries: string[], asked: string[], settings: ResearchSettings): string[] {
+  const seen = new Set(asked.map((query) => query.toLowerCase()));
+  return [
+    ...new Set(queries.map((query) => query.trim()).filter((query) => query && !seen.has(query.toLowerCase()))),
+  ].slice(0, settings.queriesPerIteration);
+}
+
+/**
+ * Reads one chosen source and takes notes from it: two journaled steps. Each note's quote is
+ * checked against the text read before the notes are recorded.
+ */
+async function readAndTakeNotes(
+  ctx: RunContext,
+  deps: ResearchDependencies,
+  input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger; iteration: number },
+  choice: ChosenSource,
+  key: { base: string; index: number },
+): Promise<{ source: SourceText; notes: Note[] }> {
+  const { base, index } = key;
+  const source = await ctx.step(
+    { key: `${base}/read-${index}`, phase: 'read', input: { url: choice.result.url } },
+    async (signal) => {
+      const read = await readSource(deps, choice, signal);
+      const withTokens = { ...read, tokens: await countTokens(read.text, input.analyst.usesModel) };
+      await deps.store.upsertSource({
+        sessionId: ctx.sessionId,
+        url: read.url,
+        title: read.title,
+        considered: 1,
+        runId: ctx.runId,
+        fence: ctx.fence,
+        metadata: { provider: read.provider, fetched: read.fetched, error: read.error ?? null },
+      });
+      await ctx.emit('source-found', { url: read.url, title: read.title, fetched: read.fetched, query: read.query });
+      return withTokens;
+    },
+  );
+  const notes = await think(
+    ctx,
+    input.ledger,
+    {
+      key: `${base}/notes-${index}`,
+      phase: 'read',
+      finish: async (taken) => {
+        const checked = taken.map((note) => verifyNote(note, source));
+        const unverified = checked.filter((note) => note.verified === false).length;
+        await ctx.emit('notes-take', { url: source.url, title: source.title, count: checked.length, unverified });
+        return checked;
+      },
+    },
+    input.analyst.takeNotes({
+      question: input.question,
+      source,
+      iteration: input.iteration,
+      idPrefix: `r${ctx.runNumber}/${base}-${index}`,
+      settings: input.settings,
+    }),
+  );
+  return { source, notes };
+}
+
+/** Least time between two `index-progress` events of a run. */
+const PROGRESS_INTERVAL_MS = 500;
+
+/**
+ * Waits until the session's folders are indexed, announcing progress now and then (not a step:
+ * nothing is recorded, and once the index is ready it returns at once).
+ */
+async function waitForDocuments(ctx: RunContext, deps: ResearchDependencies, settings: ResearchSettings) {
+  if (!deps.documentsReady || settings.docs.length === 0) return;
+  let last = 0;
+  await deps.documentsReady(settings.docs, ctx.signal, (progress) => {
+    const now = Date.now();
+    if (now - last < PROGRESS_INTERVAL_MS && progress.done < progress.total) return;
+    last = now;
+    void ctx.emit('index-progress', progress).catch(() => undefined);
+  });
+}
+
+/**
+ * Iterations of search → read → summarize → analyze until covered, out of iterations, or over
+ * budget. The searches of an iteration run in parallel, then its sources are read and noted in
+ * parallel (bounded), each its own journaled step; the findings summary and the analysis update
+ * the research state the next plan and the writer use.
+ */
+export async function researchLoop(
+  ctx: RunContext,
+  deps: ResearchDependencies,
+  input: {
+    question: string;
+    settings: ResearchSettings;
+    analyst: Analyst;
+    ledger: Ledger;
+    gathered: Gathered;
+    prefix: string;
+    firstQueries: string[];
+  },
+): Promise<void> {
+  const { question, settings, analyst, ledger, gathered, prefix } = input;
+  const providers = deps.searchProvidersFor(settings);
+  await waitForDocuments(ctx, deps, settings);
+  let queries = input.firstQueries;
+  for (let iteration = 1; iteration <= settings.maxIterations; iteration++) {
+    const fresh = freshQueries(queries, gathered.asked, settings);
+    if (fresh.length === 0) break;
+    gathered.asked.push(...fresh);
+    const base = `${prefix}iteration-${iteration}`;
+    const searches = await mapConcurrent(fresh, RESEARCH_CONCURRENCY, (query, index) =>
+      ctx.step({ key: `${base}/search-${index}`, phase: 'search', input: { query } }, (signal) =>
+        searchAll(providers, query, settings.sourcesPerQuery, signal),
+      ),
+    );
+    const { chosen, visited } = chooseSources(searches, fresh, gathered.visited, settings);
+    gathered.visited = visited;
+    const read = await mapConcurrent(chosen, RESEARCH_CONCURRENCY, (choice, index) =>
+      readAndTakeNotes(ctx, deps, { question, settings, analyst, ledger, iteration }, choice, { base, index }),
+    );
+    const newNotes = read.flatMap((each) => each.notes);
+    gathered.state.tokensEstimated = !analyst.usesModel;
+    gathered.notes.push(...newNotes);
+    for (const { source } of read)
+      gathered.state.tokensPerSource[source.url] =
+        (gathered.state.tokensPerSource[source.url] ?? 0) + (source.tokens ?? 0);
+    // A search none of whose sources gave a note the report may cite found nothing relevant.
+    const useful = new Set(citable(newNotes).map((note) => note.query));
+    addTopics(
+      gathered.state,
+      fresh,
+      fresh.filter((query) => !useful.has(query)),
+    );
+    const findings = await think(
+      ctx,
+      ledger,
+      { key: `${base}/findings`, phase: 'analyze' },
+      analyst.summarize({ question, notes: citable(gathered.notes), iteration, settings }),
+    );
+    gathered.state.findings = findings;
+    const analysis = await think(
+      ctx,
+      ledger,
+      {
+        key: `${base}/analyze`,
+        phase: 'analyze',
+        finish: async (judged) => {
+          const update = { iteration, summary: findings, covered: judged.covered ?? [], open: judged.open ?? [] };
+          await ctx.emit('findings-update', update);
+          return judged;
+        },
+      },
+      analyst.analyze({
+        question,
+        notes: citable(gathered.notes),
+        newNotes: citable(newNotes),
+        iteration,
+        asked: gathered.asked,
+        settings,
+        findings,
+      }),
+    );
+    applyAnalysis(gathered.state, analysis);
+    if (analysis.done || ledger.exceeded(settings)) break;
+    queries = analysis.nextQueries;
+  }
+}

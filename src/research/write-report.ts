@@ -1,0 +1,205 @@
+import type { RunContext } from '../engine/run-context.ts';
+import type { Analyst, ClaimJudgment } from './analyst.ts';
+import { assignCitations, renderSources, renumberCitations } from './citations.ts';
+import { isApproval } from './outline-review.ts';
+import { citable } from './quotes.ts';
+import type { ResearchDependencies } from './research-dependencies.ts';
+import type { ResearchSettings } from './research-settings.ts';
+import { addPreference } from './research-state.ts';
+import type { CitedSource, ClaimResult, Note, Outline, ResearchState } from './research-types.ts';
+import { groundOutline } from './section-notes.ts';
+import { type Ledger, think } from './think.ts';
+import { checkClaims, type DraftClaim, markClaims, settleClaims, verificationLine } from './verify-claims.ts';
+
+/** Rounds of outline feedback a reviewer gets before the outline is written as it stands. */
+const REVIEW_ROUNDS = 5;
+/** Claims per entailment call of the fast model. */
+const CLAIMS_PER_JUDGMENT = 40;
+
+/** The reviewer-facing summary of a revision: what was applied, and what was not understood. */
+export function feedbackReply(feedback: NonNullable<Outline['feedback']>): string {
+  const parts: string[] = [];
+  if (feedback.applied.length > 0) parts.push(`Done: ${feedback.applied.join('; ')}.`);
+  if (feedback.notUnderstood.length > 0) parts.push(`Not done: ${feedback.notUnderstood.join('; ')}.`);
+  return parts.join(' ');
+}
+
+/**
+ * A heading as the report shows it: one line, no citation markers or note ids a model copied from
+ * its prompt (a heading cites nothing).
+ */
+function headingText(title: string): string {
+  return (
+    title
+      .replace(/\s*\[[^\]\n]*\]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim() || 'Untitled'
+  );
+}
+
+/** The title of a report nothing could be written for: the question, trimmed. */
+function plainTitle(question: string): string {
+  const clean = question
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[?.!]+$/, '');
+  return clean.length <= 80 ? clean : `${clean.slice(0, 80).replace(/\s+\S*$/, '')}…`;
+}
+
+export interface WrittenReport {
+  report: string;
+  citations: CitedSource[];
+  /** Claims that are not supported: unsupported and uncited ones. */
+  flagged: ClaimResult[];
+  claims: ClaimResult[];
+}
+
+interface WriteInput {
+  question: string;
+  settings: ResearchSettings;
+  analyst: Analyst;
+  ledger: Ledger;
+  notes: Note[];
+  state: ResearchState;
+  prefix: string;
+}
+
+/**
+ * The outline, reviewed by a person when the settings ask; every section grounded in notes. Feedback
+ * is kept in the research state as the user's preferences.
+ */
+async function reviewedOutline(ctx: RunContext, input: WriteInput, notes: Note[]): Promise<Outline> {
+  const { question, settings, analyst, ledger, state, prefix } = input;
+  if (notes.length === 0) return { title: plainTitle(question), sections: [] };
+  const grounded = (outline: Outline) => groundOutline(outline, notes, question).outline;
+  let outline = await think(
+    ctx,
+    ledger,
+    { key: `${prefix}outline`, phase: 'outline', finish: grounded },
+    analyst.outline({ question, notes, settings, state }),
+  );
+  if (!settings.reviewOutline) return outline;
+  for (let round = 1; round <= REVIEW_ROUNDS; round++) {
+    // A revision says what it did with the feedback, and what it could not understand.
+    const reply = outline.feedback ? feedbackReply(outline.feedback) : undefined;
+    const answer = await ctx.waitForInput<string>({
+      key: `${prefix}outline-review-${round}`,
+      phase: 'outline',
+      payload: { outline, ...(reply ? { reply } : {}) },
+    });
+    if (isApproval(answer)) break;
+    addPreference(state, String(answer));
+    outline = await think(
+      ctx,
+      ledger,
+      { key: `${prefix}outline-revision-${round}`, phase: 'outline', finish: grounded },
+      analyst.outline({ question, notes, settings, feedback: String(answer), previous: outline, state }),
+    );
+  }
+  return outline;
+}
+
+/**
+ * A model's entailment verdicts for the cited claims (journaled, in batches), when the analyst has
+ * a model; an empty map otherwise, and the lexical check decides alone.
+ */
+export async function judgeClaims(
+  ctx: RunContext,
+  input: Pick<WriteInput, 'question' | 'settings' | 'analyst' | 'ledger' | 'prefix'>,
+  drafts: DraftClaim[],
+): Promise<Map<number, ClaimJudgment>> {
+  const cited = drafts
+    .map((draft, index) => ({ index, claim: draft.claim.replace(/\s*\[[\d,\s]+\]/g, ''), passages: draft.passages }))
+    .filter((entry) => drafts[entry.index]!.citations.length > 0);
+  const judgments = new Map<number, ClaimJudgment>();
+  for (let batch = 0; batch * CLAIMS_PER_JUDGMENT < cited.length; batch++) {
+    const claims = cited.slice(batch * CLAIMS_PER_JUDGMENT, (batch + 1) * CLAIMS_PER_JUDGMENT);
+    const call = input.analyst.judgeClaims({ question: input.question, claims, settings: input.settings });
+    if (!call) break;
+    const judged = await think(
+      ctx,
+      input.ledger,
+      { key: `${input.prefix}verify/judge-${batch}`, phase: 'verify' },
+      call,
+    );
+    for (const judgment of judged) judgments.set(judgment.index, judgment);
+  }
+  return judgments;
+}
+
+/**
+ * Outline (reviewed by a person when asked), sections written from their notes with one citation
+ * map, then every sentence checked: cited and supported, cited but unsupported, or uncited. Only
+ * notes whose quotes were found in their sources are ever cited; citations to anything else are
+ * removed from the text and recorded with their claim.
+ */
+export async function writeReport(
+  ctx: RunContext,
+  deps: ResearchDependencies,
+  input: WriteInput,
+): Promise<WrittenReport> {
+  const { question, settings, analyst, ledger, prefix } = input;
+  const notes = citable(input.notes);
+  const outline = await reviewedOutline(ctx, input, notes);
+  const notesById = new Map(notes.map((note) => [note.id, note]));
+  const numbers = assignCitations(outline, notesById);
+  const citationFor = Object.fromEntries(numbers);
+  const drafts: { title: string; text: string }[] = [];
+  for (const [index, section] of outline.sections.entries()) {
+    const sectionNotes = section.noteIds.map((id) => notesById.get(id)).filter((note) => note !== undefined);
+    if (sectionNotes.length === 0) continue;
+    const text = await think(
+      ctx,
+      ledger,
+      { key: `${prefix}write/section-${index}`, phase: 'write' },
+      analyst.writeSection({
+        question,
+        section,
+        notes: sectionNotes,
+        citationFor,
+        settings,
+        findings: input.state.findings,
+        onDelta: (delta) =>
+          void ctx.emit('report-delta', { section: index, title: section.title, text: delta }).catch(() => undefined),
+      }),
+    );
+    drafts.push({ title: headingText(section.title), text });
+  }
+  const urlByNumber = new Map([...numbers.entries()].map(([url, number]) => [number, url]));
+  const draftClaims = checkClaims(drafts, urlByNumber, notes);
+  const judgments = await judgeClaims(ctx, input, draftClaims);
+  return ctx.step({ key: `${prefix}verify`, phase: 'verify' }, async () => {
+    const titles = new Map(notes.map((note) => [note.url, note.title]));
+    const body = drafts.map((draft) => `## ${draft.title}\n\n${draft.text}\n`).join('\n');
+    const { text, sources, order } = renumberCitations(body, numbers, titles);
+    const claims = settleClaims(draftClaims, judgments, order);
+    const flagged = claims.filter((claim) => claim.verdict !== 'supported');
+    const empty = drafts.length === 0 ? 'The sources searched hold nothing that answers this question.\n' : '';
+    const report = markClaims(
+      `# ${headingText(outline.title)}\n\n${verificationLine(analyst, claims)}\n\n${empty}${text}\n${renderSources(sources)}`,
+      claims,
+    );
+    for (const source of sources)
+      await deps.store.upsertSource({
+        sessionId: ctx.sessionId,
+        url: source.url,
+        citation: source.number,
+        selected: 1,
+        fence: ctx.fence,
+      });
+    for (const claim of flagged) await ctx.emit('claim-flag', claim);
+    // Idempotent: a retry of this step after a crash must not post the report twice.
+    const posted = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'verify' });
+    if (!posted.some((message) => message.role === 'assistant')) {
+      await deps.store.appendMessage({
+        sessionId: ctx.sessionId,
+        role: 'assistant',
+        content: report,
+        runId: ctx.runId,
+        phase: 'verify',
+        fence: ctx.fence,
+      });
+    }
+    return { report, citations: sources, flagged, claims };
+  });
+}
