@@ -1,9 +1,12 @@
-import type { Store, StoredEvent } from '../store/store.ts';
+import type { StoredEvent } from '../shared/events.ts';
+import type { OwnerStore } from '../store/owner-store.ts';
+
+/** What following needs of a store: reading a session's events and hearing of new ones. */
+export type EventLog = Pick<OwnerStore, 'readEvents' | 'subscribe'>;
 
 export interface FollowEventsOptions {
   /** Start after this offset (0: from the beginning). */
   after?: number;
-  ownerId?: string;
   signal?: AbortSignal;
   /** Look again at least this often even without a notification. Default 2 s. */
   pollMs?: number;
@@ -14,7 +17,11 @@ export interface FollowEventsOptions {
  * store), until the signal aborts. Gapless and in order: events are read from the store, and
  * notifications only say when to read.
  */
-export async function* followEvents(store: Store, sessionId: string, options: FollowEventsOptions = {}): AsyncGenerator<StoredEvent> {
+export async function* followEvents(
+  store: EventLog,
+  sessionId: string,
+  options: FollowEventsOptions = {},
+): AsyncGenerator<StoredEvent> {
   let offset = options.after ?? 0;
   let dirty = false;
   let wake: (() => void) | null = null;
@@ -27,16 +34,19 @@ export async function* followEvents(store: Store, sessionId: string, options: Fo
   try {
     while (!options.signal?.aborted) {
       dirty = false;
-      const events = await store.readEvents(sessionId, { after: offset, limit: 500, ownerId: options.ownerId });
+      const events = await store.readEvents(sessionId, { after: offset, limit: 500 });
       for (const event of events) {
         offset = event.offset;
         yield event;
       }
       if (events.length === 500 || dirty) continue;
+      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        setTimeout(resolve, options.pollMs ?? 2_000).unref();
+        timer = setTimeout(resolve, options.pollMs ?? 2_000);
+        timer.unref();
       });
+      clearTimeout(timer);
       wake = null;
     }
   } finally {

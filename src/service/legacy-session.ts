@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import type { SearchResult } from '../providers/search/search-provider.ts';
+import { coverage, profileQuestion, stems } from '../research/relevance.ts';
+import { chooseSources, freshQueries } from '../research/research-loop.ts';
 import { parseResearchSettings, type ResearchSettings } from '../research/research-settings.ts';
 import type { Note, ResearchOutput, SourceText } from '../research/research-types.ts';
-import { RESEARCH_WORKFLOW_NAME, RESEARCH_WORKFLOW_VERSION, chooseSources, defaultTitle, freshQueries } from '../research/research-workflow.ts';
-import type { SearchResult } from '../providers/search/search-provider.ts';
+import { defaultTitle, RESEARCH_WORKFLOW_NAME, RESEARCH_WORKFLOW_VERSION } from '../research/research-workflow.ts';
 import { invalidInput } from '../store/errors.ts';
 import type { SessionSnapshot, SessionStatus, StepDetail } from '../store/store.ts';
 
@@ -72,7 +74,10 @@ function clamp(value: number, min: number, max: number): number {
 
 /** Search queries from a plan written as prose or a list: one per line, bullets and numbers removed. */
 function queriesFromPlan(plan: string | null | undefined, settings: ResearchSettings, fallback: string): string[] {
-  const lines = (plan ?? '').split(/\n|;/).map((line) => line.replace(/^\s*([-*•]|\d+[.)])\s*/, '').trim()).filter((line) => line.length > 3 && line.length <= 200);
+  const lines = (plan ?? '')
+    .split(/\n|;/)
+    .map((line) => line.replace(/^\s*([-*•]|\d+[.)])\s*/, '').trim())
+    .filter((line) => line.length > 3 && line.length <= 200);
   return (lines.length > 0 ? lines : [fallback]).slice(0, settings.queriesPerIteration);
 }
 
@@ -86,11 +91,29 @@ function hostTitle(url: string): string {
 
 class JournalBuilder {
   readonly steps: StepDetail[] = [];
-  constructor(private readonly runId: string, private clock: number) {}
+  constructor(
+    private readonly runId: string,
+    private clock: number,
+  ) {}
 
   add(key: string, phase: string, output: unknown, input?: unknown): void {
     this.clock += 1;
-    this.steps.push({ runId: this.runId, key, seq: this.steps.length + 1, phase, kind: 'task', status: 'completed', attempts: 1, input, output, error: null, usage: null, prompt: null, startedAt: this.clock, endedAt: this.clock });
+    this.steps.push({
+      runId: this.runId,
+      key,
+      seq: this.steps.length + 1,
+      phase,
+      kind: 'task',
+      status: 'completed',
+      attempts: 1,
+      input,
+      output,
+      error: null,
+      usage: null,
+      prompt: null,
+      startedAt: this.clock,
+      endedAt: this.clock,
+    });
   }
 }
 
@@ -103,9 +126,14 @@ export function legacyToSnapshot(legacy: LegacySession): SessionSnapshot {
   const createdAt = toMs(legacy.start_time, Date.now());
   const iterations = [...legacy.iterations].sort((a, b) => a.iteration_number - b.iteration_number);
   iterations.forEach((iteration, index) => {
-    if (iteration.iteration_number !== index + 1) throw invalidInput(`iterations.${index}.iteration_number`, 'iterations must be numbered 1, 2, 3… without gaps');
+    if (iteration.iteration_number !== index + 1)
+      throw invalidInput(`iterations.${index}.iteration_number`, 'iterations must be numbered 1, 2, 3… without gaps');
   });
-  const lastCompleted = clamp(legacy.aggregated_data.last_completed_iteration ?? iterations.filter((iteration) => iteration.end_time).length, 0, iterations.length);
+  const lastCompleted = clamp(
+    legacy.aggregated_data.last_completed_iteration ?? iterations.filter((iteration) => iteration.end_time).length,
+    0,
+    iterations.length,
+  );
   const settings = parseResearchSettings({
     maxIterations: clamp(Math.max(legacy.settings.max_iterations ?? 3, lastCompleted), 1, 10),
     queriesPerIteration: clamp(Math.max(3, ...iterations.map((iteration) => iteration.search_queries.length)), 1, 8),
@@ -119,8 +147,14 @@ export function legacyToSnapshot(legacy: LegacySession): SessionSnapshot {
   const journal = new JournalBuilder(runId, createdAt);
   journal.add('title', 'plan', { value: defaultTitle(question), usage: null });
   journal.add('title/apply', 'plan', undefined);
-  const firstQueries = iterations[0]?.search_queries.length ? iterations[0].search_queries : queriesFromPlan(legacy.aggregated_data.last_plan, settings, question);
-  journal.add('plan', 'plan', { value: { queries: firstQueries, plan: iterations[0]?.plan_generated ?? null }, usage: null });
+  const firstQueries = iterations[0]?.search_queries.length
+    ? iterations[0].search_queries
+    : queriesFromPlan(legacy.aggregated_data.last_plan, settings, question);
+  journal.add('plan', 'plan', {
+    value: { queries: firstQueries, plan: iterations[0]?.plan_generated ?? null },
+    usage: null,
+  });
+  const profile = profileQuestion(question);
   const asked: string[] = [];
   let visited: string[] = [];
   const notes: Note[] = [];
@@ -130,33 +164,83 @@ export function legacyToSnapshot(legacy: LegacySession): SessionSnapshot {
     const base = `iteration-${number}`;
     const fresh = freshQueries(queries, asked, settings);
     asked.push(...fresh);
-    const toResult = (item: z.infer<typeof context>): SearchResult => ({ url: item.url, title: hostTitle(item.url), snippet: item.content_summary, content: item.content_summary, provider: 'legacy' });
+    const toResult = (item: z.infer<typeof context>): SearchResult => ({
+      url: item.url,
+      title: hostTitle(item.url),
+      snippet: item.content_summary,
+      content: item.content_summary,
+      provider: 'legacy',
+    });
     const searches = fresh.map((query, index) => ({
       // Contexts whose query is not among this iteration's go with its first query, so none is lost.
-      results: iteration.contexts_gathered.filter((item) => item.query === query || (index === 0 && !fresh.includes(item.query))).map(toResult),
+      results: iteration.contexts_gathered
+        .filter((item) => item.query === query || (index === 0 && !fresh.includes(item.query)))
+        .map(toResult),
       errors: [] as string[],
     }));
-    searches.forEach((search, index) => journal.add(`${base}/search-${index}`, 'search', search, { query: fresh[index] }));
+    for (const [index, search] of searches.entries()) {
+      journal.add(`${base}/search-${index}`, 'search', search, { query: fresh[index] });
+    }
     const chosen = chooseSources(searches, fresh, visited, settings);
     visited = chosen.visited;
     chosen.chosen.forEach(({ result, query }, index) => {
-      const source: SourceText = { url: result.url, title: result.title, text: result.content ?? result.snippet, offset: 0, query, provider: 'legacy', fetched: true };
+      const source: SourceText = {
+        url: result.url,
+        title: result.title,
+        text: result.content ?? result.snippet,
+        offset: 0,
+        query,
+        provider: 'legacy',
+        fetched: true,
+      };
       journal.add(`${base}/read-${index}`, 'read', source, { url: result.url });
     });
     chosen.chosen.forEach(({ result, query }, index) => {
-      const note: Note = { id: `r1/${base}-${index}-0`, url: result.url, title: result.title, text: result.snippet, query, iteration: number };
+      const note: Note = {
+        id: `r1/${base}-${index}-0`,
+        url: result.url,
+        title: result.title,
+        text: result.snippet,
+        query,
+        iteration: number,
+        // How well the earlier tool's summary covers the question, as the extractive analyst scores notes.
+        score: Number(coverage(profile, new Set(stems(result.snippet))).toFixed(4)),
+      };
       notes.push(note);
       journal.add(`${base}/notes-${index}`, 'read', { value: [note], usage: null });
     });
-    const next = iterations[number]?.search_queries.length ? iterations[number]!.search_queries : queriesFromPlan(iteration.next_plan ?? legacy.aggregated_data.last_plan, settings, question);
-    journal.add(`${base}/analyze`, 'analyze', { value: { done: false, reason: `imported from a legacy session${iteration.next_plan ? `; next plan: ${iteration.next_plan}` : ''}`, nextQueries: next }, usage: null });
+    const next = iterations[number]?.search_queries.length
+      ? iterations[number]!.search_queries
+      : queriesFromPlan(iteration.next_plan ?? legacy.aggregated_data.last_plan, settings, question);
+    const sources = new Set(notes.map((note) => note.url)).size;
+    journal.add(`${base}/findings`, 'analyze', {
+      value: `Imported from a legacy session: ${notes.length} notes from ${sources} sources after iteration ${number}.${iteration.next_plan ? ` Next plan: ${iteration.next_plan}` : ''}`,
+      usage: null,
+    });
+    journal.add(`${base}/analyze`, 'analyze', {
+      value: {
+        done: false,
+        reason: `imported from a legacy session${iteration.next_plan ? `; next plan: ${iteration.next_plan}` : ''}`,
+        nextQueries: next,
+      },
+      usage: null,
+    });
     queries = next;
   }
   const completed = legacy.status === 'completed' && Boolean(legacy.final_report);
   const status: SessionStatus = completed ? 'completed' : legacy.status === 'error' ? 'failed' : 'interrupted';
   const endedAt = toMs(legacy.end_time, createdAt);
   const output: ResearchOutput | undefined = completed
-    ? { report: legacy.final_report!, notes, citations: [], flagged: [], queries: asked, visited, analyst: 'imported', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } }
+    ? {
+        report: legacy.final_report!,
+        notes,
+        citations: [],
+        flagged: [],
+        queries: asked,
+        visited,
+        analyst: 'imported',
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      }
     : undefined;
   return {
     session: {
@@ -166,17 +250,52 @@ export function legacyToSnapshot(legacy: LegacySession): SessionSnapshot {
       status,
       settings,
       workflow: { name: RESEARCH_WORKFLOW_NAME, version: RESEARCH_WORKFLOW_VERSION },
-      error: legacy.status === 'error' ? { code: 'LEGACY_ERROR', message: legacy.error_message ?? 'the earlier tool reported an error' } : null,
+      error:
+        legacy.status === 'error'
+          ? { code: 'STEP_FAILED', message: legacy.error_message ?? 'the earlier tool reported an error' }
+          : null,
       createdAt,
       updatedAt: endedAt,
     },
     messages: [
       { seq: 1, role: 'user', content: question, runId, phase: null, createdAt },
-      ...(completed ? [{ seq: 2, role: 'assistant' as const, content: legacy.final_report!, runId, phase: 'verify', createdAt: endedAt }] : []),
+      ...(completed
+        ? [
+            {
+              seq: 2,
+              role: 'assistant' as const,
+              content: legacy.final_report!,
+              runId,
+              phase: 'verify',
+              createdAt: endedAt,
+            },
+          ]
+        : []),
     ],
-    runs: [{ id: runId, number: 1, kind: 'initial', input: { question, mode: 'initial' }, status: completed ? 'completed' : status === 'failed' ? 'failed' : 'open', output, createdAt, endedAt: completed ? endedAt : null }],
+    runs: [
+      {
+        id: runId,
+        number: 1,
+        kind: 'initial',
+        input: { question, mode: 'initial' },
+        status: completed ? 'completed' : status === 'failed' ? 'failed' : 'open',
+        output,
+        createdAt,
+        endedAt: completed ? endedAt : null,
+      },
+    ],
     steps: journal.steps,
-    sources: [...new Map(notes.map((note) => [note.url, note])).values()].map((note) => ({ url: note.url, title: note.title, contentHash: null, citation: null, timesConsidered: 1, timesSelected: 0, metadata: { provider: 'legacy' }, runId, createdAt })),
+    sources: [...new Map(notes.map((note) => [note.url, note])).values()].map((note) => ({
+      url: note.url,
+      title: note.title,
+      contentHash: null,
+      citation: null,
+      timesConsidered: 1,
+      timesSelected: 0,
+      metadata: { provider: 'legacy' },
+      runId,
+      createdAt,
+    })),
   };
 }
 
@@ -189,8 +308,16 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
   const settings = parseResearchSettings(snapshot.session.settings);
   const firstRun = [...snapshot.runs].sort((a, b) => a.number - b.number)[0];
   const steps = snapshot.steps.filter((step) => step.runId === firstRun?.id);
-  const output = <T>(key: string) => (steps.find((step) => step.key === key && step.status === 'completed')?.output as T | undefined);
-  const numbers = [...new Set(steps.map((step) => /^iteration-(\d+)\//.exec(step.key)?.[1]).filter(Boolean).map(Number))].sort((a, b) => a - b);
+  const output = <T>(key: string) =>
+    steps.find((step) => step.key === key && step.status === 'completed')?.output as T | undefined;
+  const numbers = [
+    ...new Set(
+      steps
+        .map((step) => /^iteration-(\d+)\//.exec(step.key)?.[1])
+        .filter(Boolean)
+        .map(Number),
+    ),
+  ].sort((a, b) => a - b);
   const allContexts: { url: string; query: string; content_summary: string }[] = [];
   let previousPlan = (output<{ value: { queries: string[] } }>('plan')?.value.queries ?? []).join('\n');
   const iterations = numbers.map((number) => {
@@ -201,7 +328,11 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
       const source = step.output as SourceText;
       const index = step.key.split('-').pop();
       const taken = output<{ value: Note[] }>(`${base}/notes-${index}`)?.value ?? [];
-      return { url: source.url, query: source.query, content_summary: taken.length ? taken.map((note) => note.text).join(' ') : source.text.slice(0, 500) };
+      return {
+        url: source.url,
+        query: source.query,
+        content_summary: taken.length ? taken.map((note) => note.text).join(' ') : source.text.slice(0, 500),
+      };
     });
     allContexts.push(...contexts);
     const analysis = output<{ value: { reason: string; nextQueries: string[] } }>(`${base}/analyze`)?.value;
@@ -210,21 +341,35 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
       start_time: iso(Math.min(...own.map((step) => step.startedAt))),
       end_time: analysis ? iso(Math.max(...own.map((step) => step.endedAt ?? step.startedAt))) : null,
       plan_generated: previousPlan,
-      search_queries: own.filter((step) => /\/search-\d+$/.test(step.key)).map((step) => String((step.input as { query?: string } | undefined)?.query ?? '')),
+      search_queries: own
+        .filter((step) => /\/search-\d+$/.test(step.key))
+        .map((step) => String((step.input as { query?: string } | undefined)?.query ?? '')),
       contexts_gathered: contexts,
       next_plan: analysis ? analysis.nextQueries.join('\n') || analysis.reason : null,
     };
     previousPlan = entry.next_plan ?? previousPlan;
     return entry;
   });
-  const completedIterations = iterations.filter((iteration) => iteration.end_time !== null).map((iteration) => iteration.iteration_number);
-  const reports = snapshot.runs.filter((run) => run.status === 'completed').map((run) => (run.output as Partial<ResearchOutput> | undefined)?.report).filter((report): report is string => typeof report === 'string');
+  const completedIterations = iterations
+    .filter((iteration) => iteration.end_time !== null)
+    .map((iteration) => iteration.iteration_number);
+  const reports = snapshot.runs
+    .filter((run) => run.status === 'completed')
+    .map((run) => (run.output as Partial<ResearchOutput> | undefined)?.report)
+    .filter((report): report is string => typeof report === 'string');
   const status = snapshot.session.status;
   return {
     session_id: snapshot.session.id,
     start_time: iso(snapshot.session.createdAt),
     end_time: status === 'completed' ? iso(snapshot.session.updatedAt) : null,
-    status: status === 'completed' ? 'completed' : status === 'failed' ? 'error' : status === 'running' ? 'running' : 'interrupted',
+    status:
+      status === 'completed'
+        ? 'completed'
+        : status === 'failed'
+          ? 'error'
+          : status === 'running'
+            ? 'running'
+            : 'interrupted',
     user_query: snapshot.session.question,
     system_instruction: settings.systemInstruction ?? null,
     settings: {

@@ -10,5 +10,5 @@ export interface ListSessionsRequest {
 
 /** The acting user's sessions, newest update first; reads session rows only. */
 export function listSessions(context: ServiceContext, request: ListSessionsRequest = {}): Promise<SessionPage> {
-  return context.store.listSessions({ ...request, ownerId: context.ownerId });
+  return context.store.listSessions(request);
 }

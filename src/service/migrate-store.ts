@@ -1,4 +1,5 @@
 import { isQuarryError } from '../store/errors.ts';
+import { ownerStore } from '../store/owner-store.ts';
 import type { Store } from '../store/store.ts';
 import { buildSnapshot } from './session-export.ts';
 
@@ -14,7 +15,11 @@ export interface MigrateStoreResult {
  * sessions already in the target are left alone. API tokens are stored hashed and are not copied:
  * issue new ones on the target.
  */
-export async function migrateStore(source: Store, target: Store, options: { signal?: AbortSignal; onProgress?: (done: number) => void } = {}): Promise<MigrateStoreResult> {
+export async function migrateStore(
+  source: Store,
+  target: Store,
+  options: { signal?: AbortSignal; onProgress?: (done: number) => void } = {},
+): Promise<MigrateStoreResult> {
   const result: MigrateStoreResult = { users: 0, sessions: [] };
   const existingUsers = new Set((await target.listUsers()).map((user) => user.id));
   for (const user of await source.listUsers()) {
@@ -28,15 +33,21 @@ export async function migrateStore(source: Store, target: Store, options: { sign
     for (const session of page.sessions) {
       options.signal?.throwIfAborted();
       if (session.status === 'running') {
-        result.sessions.push({ id: session.id, status: 'skipped', reason: 'running; stop it or let it finish, then migrate again' });
+        result.sessions.push({
+          id: session.id,
+          status: 'skipped',
+          reason: 'running; stop it or let it finish, then migrate again',
+        });
         continue;
       }
-      const existing = await target.getSession(session.id).catch((error: unknown) => (isQuarryError(error, 'SESSION_NOT_FOUND') ? null : Promise.reject(error)));
+      const existing = await target
+        .getSession(session.id)
+        .catch((error: unknown) => (isQuarryError(error, 'SESSION_NOT_FOUND') ? null : Promise.reject(error)));
       if (existing) {
         result.sessions.push({ id: session.id, status: 'skipped', reason: 'already in the target store' });
         continue;
       }
-      const snapshot = await buildSnapshot({ store: source, ownerId: session.ownerId }, session.id);
+      const snapshot = await buildSnapshot(ownerStore(source, session.ownerId), session.id);
       await target.importSession(snapshot, { ownerId: session.ownerId });
       result.sessions.push({ id: session.id, status: 'copied' });
       options.onProgress?.(result.sessions.length);

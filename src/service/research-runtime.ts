@@ -1,37 +1,62 @@
+import type { QuarryConfig } from '../config/quarry-config.ts';
 import { WorkflowRegistry } from '../engine/workflow.ts';
 import { fetchPage } from '../providers/fetch/fetch-page.ts';
 import { createLanguageModel } from '../providers/llm/create-language-model.ts';
 import { createSearchProviders } from '../providers/search/create-search-providers.ts';
 import type { Analyst } from '../research/analyst.ts';
-import { ExtractiveAnalyst } from '../research/extractive-analyst.ts';
-import { LlmAnalyst } from '../research/llm-analyst.ts';
+import { ExtractiveAnalyst } from '../research/extractive/extractive-analyst.ts';
+import { LlmAnalyst } from '../research/llm/llm-analyst.ts';
+import type { ResearchDependencies } from '../research/research-dependencies.ts';
 import type { ResearchSettings } from '../research/research-settings.ts';
-import { researchWorkflow, type ResearchDependencies } from '../research/research-workflow.ts';
+import { researchWorkflow } from '../research/research-workflow.ts';
 import type { Store } from '../store/store.ts';
+import type { IndexProgress } from './document-folders.ts';
+
+/** What research needs of the configuration: keys, prices and the fetch allow-list. */
+export type ResearchConfig = Pick<QuarryConfig, 'providers' | 'price' | 'fetchAllow'>;
 
 /** The analyst a session's settings ask for: a model when one is set, the extractive analyst otherwise. */
-export function analystFor(settings: ResearchSettings, env: NodeJS.ProcessEnv): Analyst {
+export function analystFor(settings: ResearchSettings, config: ResearchConfig): Analyst {
   if (!settings.model) return new ExtractiveAnalyst();
-  const main = createLanguageModel(settings.model, env);
-  return new LlmAnalyst(main, settings.fastModel ? createLanguageModel(settings.fastModel, env) : main);
+  const main = createLanguageModel(settings.model, config);
+  return new LlmAnalyst(main, settings.fastModel ? createLanguageModel(settings.fastModel, config) : main);
 }
 
-/** Hosts fetches may reach although private (`QUARRY_FETCH_ALLOW`, comma-separated hosts or CIDRs). */
-export function fetchAllowList(env: NodeJS.ProcessEnv): string[] {
-  return (env.QUARRY_FETCH_ALLOW ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+export interface ResearchRuntimeOptions {
+  /** Resolves when these folders are indexed; searches wait for it (a server indexes in the background). */
+  indexReady?: (
+    folders: string[],
+    signal?: AbortSignal,
+    onProgress?: (progress: IndexProgress) => void,
+  ) => Promise<void>;
 }
 
 /** Wires the research workflow to real providers: the composition every entry point shares. */
-export function createResearchDependencies(store: Store, env: NodeJS.ProcessEnv = process.env): ResearchDependencies {
-  const allow = fetchAllowList(env);
+export function createResearchDependencies(
+  store: Store,
+  config: ResearchConfig,
+  options: ResearchRuntimeOptions = {},
+): ResearchDependencies {
   return {
     store,
-    analystFor: (settings) => analystFor(settings, env),
-    searchProvidersFor: (settings) => createSearchProviders({ store, docs: settings.docs, web: settings.search, env }),
-    fetchPage: (url, signal) => fetchPage(url, { signal, allow }),
+    analystFor: (settings) => analystFor(settings, config),
+    searchProvidersFor: (settings) =>
+      createSearchProviders({
+        store,
+        docs: settings.docs,
+        web: settings.search,
+        providers: config.providers,
+        indexReady: options.indexReady,
+      }),
+    fetchPage: (url, signal) => fetchPage(url, { signal, allow: config.fetchAllow }),
+    ...(options.indexReady ? { documentsReady: options.indexReady } : {}),
   };
 }
 
-export function createWorkflowRegistry(store: Store, env: NodeJS.ProcessEnv = process.env): WorkflowRegistry {
-  return new WorkflowRegistry([researchWorkflow(createResearchDependencies(store, env))]);
+export function createWorkflowRegistry(
+  store: Store,
+  config: ResearchConfig,
+  options: ResearchRuntimeOptions = {},
+): WorkflowRegistry {
+  return new WorkflowRegistry([researchWorkflow(createResearchDependencies(store, config, options))]);
 }

@@ -1,17 +1,18 @@
+import { holderIsDead } from '../engine/process-identity.ts';
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
+import { claimOrTakeOver } from '../engine/runner.ts';
+import { parseResearchSettings } from '../research/research-settings.ts';
+import { event } from '../shared/events.ts';
 import { QuarryError } from '../store/errors.ts';
-import { sessionStatuses, type Session, type SessionStatus, type StepRecord } from '../store/store.ts';
+import { type Session, type SessionStatus, type StepRecord, sessionStatuses } from '../store/store.ts';
+import { checkModels } from './preflight.ts';
+import { requestSources } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
-
-function requireEngine(context: ServiceContext) {
-  if (!context.runner || !context.workflows) throw new Error('This operation needs a runner and workflows in the service context.');
-  return { runner: context.runner, workflows: context.workflows };
-}
+import { checkActiveRuns, checkSessionCount } from './user-limits.ts';
 
 /** Refuses a session whose workflow version this Quarry cannot replay, offering a fork. */
 export function checkWorkflowVersion(context: ServiceContext, session: Session): void {
-  const { workflows } = requireEngine(context);
-  const workflow = workflows.get(session.workflow.name);
+  const workflow = context.workflows.get(session.workflow.name);
   if (workflow.version === session.workflow.version) return;
   throw new QuarryError(
     'WORKFLOW_VERSION_MISMATCH',
@@ -36,22 +37,48 @@ export interface ResumeRequest {
   sessionId: string;
   /** Rewind in place from this phase or step key. */
   from?: string;
-  /** Run a completed session again without rewinding. */
+  /** Run a completed session again, from the start, as a new report version. */
   force?: boolean;
+  /** Documents folders to add to the session's own (or to use instead, with `replaceSources`). */
+  docs?: string[];
+  /** Web providers to add (or to use instead, with `replaceSources`). */
+  search?: string[];
+  replaceSources?: boolean;
+}
+
+/** The session's settings with the request's sources applied, validated; null when nothing changes. */
+function sourcesChange(context: ServiceContext, session: Session, request: ResumeRequest) {
+  if (request.docs === undefined && request.search === undefined) return null;
+  const current = parseResearchSettings(session.settings);
+  const added = requestSources(context, { docs: request.docs ?? [], search: request.search ?? [] });
+  const settings = {
+    ...session.settings,
+    docs: request.replaceSources ? added.docs : [...new Set([...current.docs, ...added.docs])],
+    search: request.replaceSources ? added.search : [...new Set([...current.search, ...added.search])],
+  };
+  parseResearchSettings(settings);
+  return { settings, newDocs: added.docs };
 }
 
 /**
  * Checks that the session may resume now and builds the claim for it: the statuses it may be in,
- * and the rewind to perform under the new lease. Never creates a session.
+ * and what to do under the new lease (new sources, a rewind). Nothing is written until the claim
+ * succeeds, so a refused resume changes nothing.
  */
-export async function planResume(context: ServiceContext, request: ResumeRequest): Promise<RunSessionOptions & { session: Session }> {
-  const session = await context.store.getSession(request.sessionId, { ownerId: context.ownerId });
+export async function planResume(
+  context: ServiceContext,
+  request: ResumeRequest,
+): Promise<RunSessionOptions & { session: Session }> {
+  let session = await context.store.getSession(request.sessionId);
   checkWorkflowVersion(context, session);
   const short = session.id.slice(0, 8);
-  if (session.status === 'running') {
-    throw new QuarryError('SESSION_ALREADY_RUNNING', `Session ${short} is already running on worker "${session.lease?.workerId}". Watch it, or stop it first: quarry stop ${short}.`, {
-      details: { sessionId: session.id },
-    });
+  // A session whose process died on this machine is resumed at once (its lease is taken over).
+  if (session.status === 'running' && !holderIsDead(session.lease)) {
+    throw new QuarryError(
+      'SESSION_ALREADY_RUNNING',
+      `Session ${short} is already running on worker "${session.lease?.workerId}". Watch it, or stop it first: quarry stop ${short}.`,
+      { details: { sessionId: session.id } },
+    );
   }
   if (session.storedStatus === 'completed' && !request.from && !request.force) {
     throw new QuarryError(
@@ -61,65 +88,103 @@ export async function planResume(context: ServiceContext, request: ResumeRequest
     );
   }
   if (session.status === 'waiting' && !request.from) {
-    throw new QuarryError('SESSION_WAITING', `Session ${short} is waiting for your input. Answer it: quarry ask ${short} "<answer>".`, {
-      details: { sessionId: session.id },
+    throw new QuarryError(
+      'SESSION_WAITING',
+      `Session ${short} is waiting for your input. Answer it: quarry ask ${short} "<answer>".`,
+      { details: { sessionId: session.id } },
+    );
+  }
+  const change = sourcesChange(context, session, request);
+  checkModels(context, parseResearchSettings(change?.settings ?? session.settings));
+  await checkActiveRuns(context);
+  if (change) await context.indexer.ensure(change.newDocs);
+  const journal = request.from ? await context.store.loadCurrentJournal(session.id) : [];
+  const point = request.from ? findRewindPoint(journal, request.from) : null;
+  if (request.force && !request.from && session.storedStatus === 'completed') {
+    // Run it again: a new run of the original question, so the old report stays as a version.
+    const first = (await context.store.listRuns(session.id))[0];
+    // Parked, not queued: this resume claims it next, before any worker could take it.
+    await context.store.startRun({
+      sessionId: session.id,
+      kind: 'rerun',
+      input: first?.input ?? { question: session.question },
+      status: 'interrupted',
     });
+    session = await context.store.getSession(session.id);
   }
   const fromStatuses: SessionStatus[] = sessionStatuses.filter((status) => status !== 'completed');
-  if (request.from || request.force) fromStatuses.push('completed');
-  let prepare: RunSessionOptions['prepare'];
-  if (request.from) {
-    const journal = await context.store.loadJournal(session.currentRunId!);
-    const point = findRewindPoint(journal, request.from);
-    prepare = async (lease) => {
+  if (point) fromStatuses.push('completed');
+  const from = request.from;
+  const runId = session.currentRunId;
+  const prepare: RunSessionOptions['prepare'] = async (lease) => {
+    if (change) await context.store.updateSession(session.id, { settings: change.settings });
+    if (point && from && runId) {
       await context.store.supersedeSteps(lease, {
-        runId: session.currentRunId!,
+        runId,
         fromSeq: point.seq,
-        events: [{ type: 'run-rewind', data: { from: request.from, step: point.key } }],
+        events: [event('run-rewind', { from, step: point.key })],
       });
-    };
-  }
-  return { session, ownerId: context.ownerId, fromStatuses, prepare };
+    }
+  };
+  return { session, ownerId: context.store.ownerId, fromStatuses, prepare };
 }
 
 /** Resumes in this process and waits for the activation to end (the CLI's foreground). */
 export async function resumeSession(context: ServiceContext, request: ResumeRequest): Promise<ActivationResult> {
-  const { runner } = requireEngine(context);
+  if (!context.runner) throw new Error('resumeSession needs a runner in the service context.');
   const plan = await planResume(context, request);
-  return runner.runSession(plan.session.id, plan);
+  return context.runner.runSession(plan.session.id, plan);
 }
 
-/** Resumes through the queue: rewinds now if asked, and leaves the run to any worker. */
+/** Resumes through the queue: applies the plan under a short claim, and leaves the run to any worker. */
 export async function queueResume(context: ServiceContext, request: ResumeRequest): Promise<Session> {
   const plan = await planResume(context, request);
-  const lease = await context.store.claimSession({ sessionId: plan.session.id, workerId: 'queue', ttlMs: 60_000, fromStatuses: plan.fromStatuses, ownerId: context.ownerId });
-  await plan.prepare?.(lease);
+  const lease = await claimOrTakeOver(context.store, {
+    sessionId: plan.session.id,
+    workerId: 'queue',
+    ttlMs: 60_000,
+    fromStatuses: plan.fromStatuses,
+  });
+  try {
+    await plan.prepare?.(lease);
+  } catch (error) {
+    await context.store.release(lease, { status: 'interrupted' }).catch(() => undefined);
+    throw error;
+  }
   return context.store.release(lease, { status: 'queued' });
 }
 
 /** Forks before a step of the current run into a new session under the installed workflow version. */
-export async function forkSession(context: ServiceContext, request: { sessionId: string; from?: string; title?: string }): Promise<Session> {
-  const { workflows } = requireEngine(context);
-  const source = await context.store.getSession(request.sessionId, { ownerId: context.ownerId });
+export async function forkSession(
+  context: ServiceContext,
+  request: { sessionId: string; from?: string; title?: string; run?: boolean },
+): Promise<Session> {
+  const source = await context.store.getSession(request.sessionId);
+  await checkSessionCount(context);
+  if (request.run) {
+    // Everything the run needs is checked before the fork exists, so a refusal leaves nothing behind.
+    checkModels(context, parseResearchSettings(source.settings));
+    await checkActiveRuns(context);
+  }
   let beforeStep: string | undefined;
   if (request.from) {
-    const journal = await context.store.loadJournal(source.currentRunId!);
+    const journal = await context.store.loadCurrentJournal(source.id);
     beforeStep = findRewindPoint(journal, request.from).key;
   }
-  const workflow = workflows.get(source.workflow.name);
-  return context.store.forkSession({
+  const workflow = context.workflows.get(source.workflow.name);
+  const fork = await context.store.forkSession({
     sessionId: source.id,
     beforeStep,
-    ownerId: context.ownerId,
     title: request.title,
     workflow: { name: workflow.name, version: workflow.version },
   });
+  // A fork of a finished session, taken whole, has nothing left to run.
+  return request.run && fork.status !== 'completed' ? queueResume(context, { sessionId: fork.id }) : fork;
 }
 
-/** The input step the session waits on, or null. */
+/** The input step the session waits on, or null: the one place that answers "what is it waiting for". */
 export async function pendingInput(context: ServiceContext, session: Session): Promise<StepRecord | null> {
-  if (!session.currentRunId) return null;
-  const journal = await context.store.loadJournal(session.currentRunId);
+  const journal = await context.store.loadCurrentJournal(session.id);
   return journal.find((step) => step.kind === 'input' && step.status !== 'completed') ?? null;
 }
 
@@ -128,21 +193,37 @@ export async function pendingInput(context: ServiceContext, session: Session): P
  * recognized and changes nothing. The session is queued for any runner.
  */
 export async function answerInput(context: ServiceContext, request: { sessionId: string; value: unknown }) {
-  const session = await context.store.getSession(request.sessionId, { ownerId: context.ownerId });
+  const session = await context.store.getSession(request.sessionId);
   const pending = await pendingInput(context, session);
   if (!pending) {
-    throw new QuarryError('SESSION_NOT_WAITING', `Session ${session.id.slice(0, 8)} is not waiting for input (it is ${session.status}).`, {
-      details: { sessionId: session.id, status: session.status },
-    });
+    throw new QuarryError(
+      'SESSION_NOT_WAITING',
+      `Session ${session.id.slice(0, 8)} is not waiting for input (it is ${session.status}).`,
+      { details: { sessionId: session.id, status: session.status } },
+    );
   }
-  const result = await context.store.deliverInput({ sessionId: session.id, runId: pending.runId, requestKey: pending.key, value: request.value, ownerId: context.ownerId });
+  const result = await context.store.deliverInput({
+    sessionId: session.id,
+    runId: pending.runId,
+    requestKey: pending.key,
+    value: request.value,
+  });
   return { ...result, requestKey: pending.key };
 }
 
 /** Stops a session: at once when it runs in this process, else through its worker's heartbeat. */
 export async function stopSession(context: ServiceContext, request: { sessionId: string }) {
-  const session = await context.store.getSession(request.sessionId, { ownerId: context.ownerId });
-  const result = await context.store.requestStop(session.id, { ownerId: context.ownerId });
+  const session = await context.store.getSession(request.sessionId);
+  if (session.status === 'running' && holderIsDead(session.lease)) {
+    // Nobody is left to hear the request: end the dead process's run here, at once.
+    const lease = await claimOrTakeOver(context.store, { sessionId: session.id, workerId: 'stop', ttlMs: 30_000 });
+    await context.store.release(lease, {
+      status: 'interrupted',
+      events: [event('run-end', { status: 'interrupted', reason: 'its process had died; stopped' })],
+    });
+    return 'interrupted' as const;
+  }
+  const result = await context.store.requestStop(session.id);
   if (result === 'requested') context.runner?.stopSession(session.id);
   return result;
 }

@@ -1,9 +1,13 @@
-import { QuarryError, invalidInput } from '../store/errors.ts';
+import { parseJsonText } from '../shared/json-text.ts';
+import { invalidInput, QuarryError } from '../store/errors.ts';
+import type { OwnerStore } from '../store/owner-store.ts';
 import { sessionSnapshotSchema } from '../store/snapshot-schema.ts';
 import type { Session, SessionSnapshot } from '../store/store.ts';
-import type { ServiceContext } from './service-context.ts';
+import { partitionFolders } from './document-folders.ts';
 import { legacySessionSchema, legacyToSnapshot, snapshotToLegacy } from './legacy-session.ts';
+import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
+import { checkSessionCount } from './user-limits.ts';
 
 export const exportFormats = ['md', 'html', 'json', 'legacy-json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
@@ -19,7 +23,16 @@ export interface ExportedFile {
   filename: string;
   contentType: string;
   body: string;
+  /** For HTML: the policy served with it (and written into it), so it can never load anything remote. */
+  contentSecurityPolicy?: string;
 }
+
+/**
+ * Exported HTML runs no script and loads nothing from any host: a report shaped by a web source must
+ * not make its reader's browser contact anyone. Inline styles only; images only as data URLs.
+ */
+export const EXPORT_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
 /** Raw HTML in reports is shown as text (source text can never run script); links are checked by markdown-it. */
 export async function renderMarkdown(text: string): Promise<string> {
@@ -28,34 +41,83 @@ export async function renderMarkdown(text: string): Promise<string> {
 }
 
 /** Everything about a session, as export files and store migrations carry it. */
-export async function buildSnapshot(context: ServiceContext, sessionId: string): Promise<SessionSnapshot> {
-  const session = await context.store.getSession(sessionId, { ownerId: context.ownerId });
+export async function buildSnapshot(store: OwnerStore, sessionId: string): Promise<SessionSnapshot> {
+  const session = await store.getSession(sessionId);
   const [messages, runs, steps, sources] = await Promise.all([
-    context.store.listMessages(session.id, { ownerId: context.ownerId }),
-    context.store.listRuns(session.id, { ownerId: context.ownerId }),
-    context.store.listSteps(session.id, { ownerId: context.ownerId, includePrompts: true }),
-    context.store.listSources(session.id, { ownerId: context.ownerId }),
+    store.listMessages(session.id),
+    store.listRuns(session.id),
+    store.listSteps(session.id, { includePrompts: true }),
+    store.listSources(session.id),
   ]);
   return {
-    session: { id: session.id, title: session.title, question: session.question, status: session.status, settings: session.settings, workflow: session.workflow, error: session.error, createdAt: session.createdAt, updatedAt: session.updatedAt },
-    messages: messages.map(({ seq, role, content, runId, phase, createdAt }) => ({ seq, role, content, runId, phase, createdAt })),
-    runs: runs.map(({ id, number, kind, input, status, output, createdAt, endedAt }) => ({ id, number, kind, input, status, output, createdAt, endedAt })),
+    session: {
+      id: session.id,
+      title: session.title,
+      question: session.question,
+      status: session.status,
+      settings: session.settings,
+      workflow: session.workflow,
+      error: session.error,
+      createdAt: session.createdAt,
+      updatedAt: session.updatedAt,
+    },
+    messages: messages.map(({ seq, role, content, runId, phase, createdAt }) => ({
+      seq,
+      role,
+      content,
+      runId,
+      phase,
+      createdAt,
+    })),
+    runs: runs.map(({ id, number, kind, input, status, output, createdAt, endedAt }) => ({
+      id,
+      number,
+      kind,
+      input,
+      status,
+      output,
+      createdAt,
+      endedAt,
+    })),
     steps,
-    sources: sources.map(({ url, title, contentHash, citation, timesConsidered, timesSelected, metadata, runId, createdAt }) => ({ url, title, contentHash, citation, timesConsidered, timesSelected, metadata, runId, createdAt })),
+    sources: sources.map(
+      ({ url, title, contentHash, citation, timesConsidered, timesSelected, metadata, runId, createdAt }) => ({
+        url,
+        title,
+        contentHash,
+        citation,
+        timesConsidered,
+        timesSelected,
+        metadata,
+        runId,
+        createdAt,
+      }),
+    ),
   };
 }
 
 function slug(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'session';
+  return (
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60) || 'session'
+  );
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+  return text.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
 }
 
 function htmlPage(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${EXPORT_CONTENT_SECURITY_POLICY}">
+<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <style>
 body{font:17px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fff}
@@ -67,36 +129,96 @@ ${body}
 `;
 }
 
+/**
+ * The conversation after the first question, for Markdown and HTML exports: each follow-up as a
+ * heading with its answer below it; a turn answered with a new report version names that version.
+ */
+function conversationMarkdown(
+  messages: readonly { role: string; content: string }[],
+  reports: readonly { version: number; report: string }[],
+): string {
+  const turns = messages.filter((message) => message.role !== 'system').slice(1);
+  const parts: string[] = [];
+  for (const message of turns) {
+    if (message.role === 'user') {
+      parts.push(`### ${message.content.replace(/\s+/g, ' ').trim()}`);
+      continue;
+    }
+    const version = reports.find((report) => report.report === message.content)?.version;
+    if (version === 1) continue;
+    parts.push(
+      version
+        ? `_Answered with report version ${version}${version === reports.length ? ' (above)' : ''}._`
+        : message.content,
+    );
+  }
+  return parts.some((part) => part.startsWith('### ')) ? `\n## Conversation\n\n${parts.join('\n\n')}\n` : '';
+}
+
 /** The session as a file: the latest report as Markdown or a self-contained HTML page, or everything as JSON. */
-export async function exportSession(context: ServiceContext, request: { sessionId: string; format: string }): Promise<ExportedFile> {
-  if (!(exportFormats as readonly string[]).includes(request.format)) throw invalidInput('format', `"${request.format}" is not one of ${exportFormats.join(', ')}`);
-  const data = await buildSnapshot(context, request.sessionId);
+export async function exportSession(
+  context: ServiceContext,
+  request: { sessionId: string; format: string },
+): Promise<ExportedFile> {
+  if (!(exportFormats as readonly string[]).includes(request.format))
+    throw invalidInput('format', `"${request.format}" is not one of ${exportFormats.join(', ')}`);
+  const data = await buildSnapshot(context.store, request.sessionId);
   const name = slug(data.session.title);
   if (request.format === 'json') {
-    const file = { format: SESSION_FILE_FORMAT, version: SESSION_FILE_VERSION, exportedAt: new Date().toISOString(), ...data };
-    return { filename: `${name}.quarry.json`, contentType: 'application/json', body: `${JSON.stringify(file, null, 2)}\n` };
+    const file = {
+      format: SESSION_FILE_FORMAT,
+      version: SESSION_FILE_VERSION,
+      exportedAt: new Date().toISOString(),
+      ...data,
+    };
+    return {
+      filename: `${name}.quarry.json`,
+      contentType: 'application/json',
+      body: `${JSON.stringify(file, null, 2)}\n`,
+    };
   }
   if (request.format === 'legacy-json') {
-    return { filename: `${name}.legacy.json`, contentType: 'application/json', body: `${JSON.stringify(snapshotToLegacy(data), null, 2)}\n` };
+    return {
+      filename: `${name}.legacy.json`,
+      contentType: 'application/json',
+      body: `${JSON.stringify(snapshotToLegacy(data), null, 2)}\n`,
+    };
   }
-  const latest = reportVersions(data.runs as never).at(-1)?.report;
-  if (!latest) throw new QuarryError('CONFLICT', `Session ${data.session.id.slice(0, 8)} has no report yet (it is ${data.session.status}). Export it as json to move it between machines.`, { details: { sessionId: data.session.id } });
-  if (request.format === 'md') return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
-  return { filename: `${name}.html`, contentType: 'text/html; charset=utf-8', body: htmlPage(data.session.title, await renderMarkdown(latest)) };
+  const reports = reportVersions(data.runs as never);
+  const report = reports.at(-1)?.report;
+  if (!report)
+    throw new QuarryError(
+      'CONFLICT',
+      `Session ${data.session.id.slice(0, 8)} has no report yet (it is ${data.session.status}). Export it as json to move it between machines.`,
+      { details: { sessionId: data.session.id } },
+    );
+  const latest = `${report.trimEnd()}\n${conversationMarkdown(data.messages, reports)}`;
+  if (request.format === 'md')
+    return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
+  return {
+    filename: `${name}.html`,
+    contentType: 'text/html; charset=utf-8',
+    body: htmlPage(data.session.title, await renderMarkdown(latest)),
+    contentSecurityPolicy: EXPORT_CONTENT_SECURITY_POLICY,
+  };
 }
 
 /**
  * Reads a session file (the JSON format above) and recreates the session. Everything is checked
  * before anything is written; a malformed, truncated or wrong-version file is refused with the reason.
  */
-export async function importSessionFile(context: ServiceContext, text: string): Promise<Session> {
-  if (Buffer.byteLength(text, 'utf8') > MAX_IMPORT_BYTES) throw new QuarryError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_IMPORT_BYTES} bytes.`, { details: { field: 'file' } });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw invalidInput('file', `not valid JSON (${(error as Error).message}); the file may be truncated`);
-  }
+export interface ImportedSession {
+  session: Session;
+  /** Document folders the file named that this caller may not read; left out of the settings. */
+  droppedFolders: string[];
+}
+
+export async function importSessionFile(context: ServiceContext, text: string): Promise<ImportedSession> {
+  if (Buffer.byteLength(text, 'utf8') > MAX_IMPORT_BYTES)
+    throw new QuarryError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_IMPORT_BYTES} bytes.`, {
+      details: { field: 'file' },
+    });
+  const parsed = parseJsonText(text, 'file', '; the file may be truncated');
   const header = parsed as { format?: unknown; version?: unknown; session_id?: unknown; user_query?: unknown };
   if (header && header.format === undefined && header.session_id !== undefined && header.user_query !== undefined) {
     // The per-session layout of earlier research tools.
@@ -105,14 +227,35 @@ export async function importSessionFile(context: ServiceContext, text: string): 
       const issue = legacy.error.issues[0]!;
       throw invalidInput(issue.path.join('.') || 'file', issue.message);
     }
-    return context.store.importSession(legacyToSnapshot(legacy.data), { ownerId: context.ownerId });
+    return importSnapshot(context, legacyToSnapshot(legacy.data));
   }
-  if (header?.format !== SESSION_FILE_FORMAT) throw invalidInput('format', `expected "${SESSION_FILE_FORMAT}", found ${JSON.stringify(header?.format ?? null)}`);
-  if (header.version !== SESSION_FILE_VERSION) throw invalidInput('version', `this Quarry reads version ${SESSION_FILE_VERSION} files, not ${JSON.stringify(header.version ?? null)}`);
+  if (header?.format !== SESSION_FILE_FORMAT)
+    throw invalidInput('format', `expected "${SESSION_FILE_FORMAT}", found ${JSON.stringify(header?.format ?? null)}`);
+  if (header.version !== SESSION_FILE_VERSION)
+    throw invalidInput(
+      'version',
+      `this Quarry reads version ${SESSION_FILE_VERSION} files, not ${JSON.stringify(header.version ?? null)}`,
+    );
   const result = sessionSnapshotSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw invalidInput(issue.path.join('.') || 'file', issue.message);
   }
-  return context.store.importSession(result.data as SessionSnapshot, { ownerId: context.ownerId });
+  return importSnapshot(context, result.data as SessionSnapshot);
+}
+
+/**
+ * Imports a snapshot keeping only the document folders this caller may read (a server's roots):
+ * a file cannot make a server read a folder its operator did not allow.
+ */
+async function importSnapshot(context: ServiceContext, snapshot: SessionSnapshot): Promise<ImportedSession> {
+  await checkSessionCount(context);
+  const docs = Array.isArray(snapshot.session.settings.docs) ? (snapshot.session.settings.docs as unknown[]) : [];
+  const { kept, dropped } = partitionFolders(
+    context.folders,
+    docs.filter((folder): folder is string => typeof folder === 'string'),
+  );
+  const settings = { ...snapshot.session.settings, docs: kept };
+  const session = await context.store.importSession({ ...snapshot, session: { ...snapshot.session, settings } });
+  return { session, droppedFolders: dropped };
 }

@@ -1,18 +1,28 @@
 import { computeResumePoint, type ResumePoint } from '../engine/resume-point.ts';
-import type { ResearchOutput } from '../research/research-types.ts';
-import { QuarryError, invalidInput } from '../store/errors.ts';
-import type { Message, Run, Session, Source, StepDetail, StepRecord } from '../store/store.ts';
+import { readResearchState } from '../research/research-state.ts';
+import type { ClaimResult, ResearchOutput, ResearchState } from '../research/research-types.ts';
+import { invalidInput, QuarryError } from '../store/errors.ts';
+import type { Message, Run, Session, Source, StepDetail } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /** A full id from any unique prefix; an ambiguous prefix lists the candidates. */
 export async function resolveSessionId(context: ServiceContext, prefix: string): Promise<string> {
   const trimmed = prefix.trim();
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(trimmed)) throw invalidInput('id', `"${prefix}" is not a session id or prefix`);
-  const candidates = await context.store.findSessionIds(trimmed, { ownerId: context.ownerId, limit: 10 });
+  const candidates = await context.store.findSessionIds(trimmed, { limit: 10 });
   if (candidates.includes(trimmed)) return trimmed;
   if (candidates.length === 1) return candidates[0]!;
-  if (candidates.length === 0) throw new QuarryError('SESSION_NOT_FOUND', `No session with an id starting "${trimmed}". List them with: quarry ls.`, { details: { sessionId: trimmed } });
-  throw new QuarryError('INVALID_INPUT', `"${trimmed}" matches several sessions: ${candidates.join(', ')}. Give more characters.`, { details: { field: 'id', candidates } });
+  if (candidates.length === 0)
+    throw new QuarryError(
+      'SESSION_NOT_FOUND',
+      `No session with an id starting "${trimmed}". List them with: quarry ls.`,
+      { details: { sessionId: trimmed } },
+    );
+  throw new QuarryError(
+    'INVALID_INPUT',
+    `"${trimmed}" matches several sessions: ${candidates.join(', ')}. Give more characters.`,
+    { details: { field: 'id', candidates } },
+  );
 }
 
 export interface ReportVersion {
@@ -21,6 +31,8 @@ export interface ReportVersion {
   runNumber: number;
   createdAt: number;
   report: string;
+  /** Every claim of the report with its verdict against its sources. */
+  claims: ClaimResult[];
 }
 
 export interface SessionView {
@@ -33,23 +45,47 @@ export interface SessionView {
   sources: Source[];
   /** The request the session waits on (an outline to review), when waiting. */
   pendingInput: { key: string; payload: unknown } | null;
+  /** Sessions forked from this one. */
+  forks: Session[];
+  /** What the research carries across runs, as of the latest completed run (null before one). */
+  researchState: ResearchState | null;
 }
 
 export function reportVersions(runs: Run[]): ReportVersion[] {
   return runs
-    .filter((run) => run.status === 'completed' && typeof (run.output as Partial<ResearchOutput> | undefined)?.report === 'string')
-    .map((run, index) => ({ version: index + 1, runId: run.id, runNumber: run.number, createdAt: run.endedAt ?? run.createdAt, report: (run.output as ResearchOutput).report! }));
+    .filter(
+      (run) =>
+        run.status === 'completed' && typeof (run.output as Partial<ResearchOutput> | undefined)?.report === 'string',
+    )
+    .map((run, index) => ({
+      version: index + 1,
+      runId: run.id,
+      runNumber: run.number,
+      createdAt: run.endedAt ?? run.createdAt,
+      report: (run.output as ResearchOutput).report!,
+      claims: (run.output as ResearchOutput).claims ?? (run.output as ResearchOutput).flagged ?? [],
+    }));
+}
+
+/** The research state of the latest completed run that recorded one. */
+export function latestResearchState(runs: Run[]): ResearchState | null {
+  for (const run of [...runs].reverse()) {
+    const state = (run.output as Partial<ResearchOutput> | undefined)?.state;
+    if (run.status === 'completed' && state) return readResearchState(state);
+  }
+  return null;
 }
 
 /** Everything about one session, for `show` and `GET /api/sessions/:id`. */
 export async function showSession(context: ServiceContext, sessionId: string): Promise<SessionView> {
-  const session = await context.store.getSession(sessionId, { ownerId: context.ownerId });
-  const [messages, runs, sources] = await Promise.all([
-    context.store.listMessages(session.id, { ownerId: context.ownerId }),
-    context.store.listRuns(session.id, { ownerId: context.ownerId }),
-    context.store.listSources(session.id, { ownerId: context.ownerId }),
+  const session = await context.store.getSession(sessionId);
+  const [messages, runs, sources, journal, forks] = await Promise.all([
+    context.store.listMessages(session.id),
+    context.store.listRuns(session.id),
+    context.store.listSources(session.id),
+    context.store.loadCurrentJournal(session.id),
+    context.store.listForks(session.id),
   ]);
-  const journal: StepRecord[] = session.currentRunId ? await context.store.loadJournal(session.currentRunId) : [];
   const waiting = journal.find((step) => step.kind === 'input' && step.status !== 'completed');
   return {
     session,
@@ -59,35 +95,105 @@ export async function showSession(context: ServiceContext, sessionId: string): P
     reports: reportVersions(runs),
     sources,
     pendingInput: waiting ? { key: waiting.key, payload: waiting.input ?? null } : null,
+    forks,
+    researchState: latestResearchState(runs),
   };
 }
 
-/** The journal across runs, optionally one phase, optionally with LLM prompts. */
-export function listSessionSteps(context: ServiceContext, sessionId: string, options: { phase?: string; includePrompts?: boolean; runId?: string } = {}): Promise<StepDetail[]> {
-  return context.store.listSteps(sessionId, { ...options, ownerId: context.ownerId, includeSuperseded: true });
+/** The journal across runs (superseded steps included), optionally one phase, optionally with prompts. */
+export function listSessionSteps(
+  context: ServiceContext,
+  sessionId: string,
+  options: { phase?: string; includePrompts?: boolean; runId?: string } = {},
+): Promise<StepDetail[]> {
+  return context.store.listSteps(sessionId, { ...options, includeSuperseded: true });
 }
 
-export async function renameSession(context: ServiceContext, request: { sessionId: string; title: string }): Promise<Session> {
-  return context.store.updateSession(request.sessionId, { title: request.title }, { ownerId: context.ownerId });
+/** One step of one of the session's runs, with its prompt and output. */
+export function getSessionStep(
+  context: ServiceContext,
+  request: { sessionId: string; runId: string; key: string },
+): Promise<StepDetail> {
+  return context.store.getStep(request.sessionId, request.runId, request.key);
 }
 
-/** Deletes a session, stopping its run first; a session running in another process is refused. */
-export async function deleteSession(context: ServiceContext, request: { sessionId: string }): Promise<void> {
-  const session = await context.store.getSession(request.sessionId, { ownerId: context.ownerId });
+/** The conversation, optionally one run or phase. */
+export function listSessionMessages(
+  context: ServiceContext,
+  sessionId: string,
+  options: { runId?: string; phase?: string } = {},
+): Promise<Message[]> {
+  return context.store.listMessages(sessionId, options);
+}
+
+/** The sources, cited ones first by number. */
+export function listSessionSources(context: ServiceContext, sessionId: string): Promise<Source[]> {
+  return context.store.listSources(sessionId);
+}
+
+export async function renameSession(
+  context: ServiceContext,
+  request: { sessionId: string; title: string },
+): Promise<Session> {
+  return context.store.updateSession(request.sessionId, { title: request.title });
+}
+
+/**
+ * Deletes a session and everything it holds. A running session is refused (`SESSION_ALREADY_RUNNING`)
+ * unless `force`, which stops it first and waits for its worker to let go.
+ */
+export async function deleteSession(
+  context: ServiceContext,
+  request: { sessionId: string; force?: boolean },
+): Promise<void> {
+  const session = await context.store.getSession(request.sessionId);
   if (session.status === 'running') {
-    if (context.runner?.stopSession(session.id, 'the session is being deleted')) {
-      for (let wait = 0; wait < 100 && context.runner.activeSessions().includes(session.id); wait++) await new Promise((resolve) => setTimeout(resolve, 50));
-    } else {
-      await context.store.requestStop(session.id, { ownerId: context.ownerId });
+    const short = session.id.slice(0, 8);
+    if (!request.force) {
+      throw new QuarryError(
+        'SESSION_ALREADY_RUNNING',
+        `Session ${short} is running on worker "${session.lease?.workerId}". Stop it first (quarry stop ${short}), or delete it anyway with --force.`,
+        { details: { sessionId: session.id } },
+      );
     }
+    await stopAndWait(context, session);
   }
-  await context.store.deleteSession(session.id, { ownerId: context.ownerId });
+  await context.store.deleteSession(session.id);
+}
+
+/** Stops a running session and waits (up to the lease length) until no worker holds it. */
+async function stopAndWait(context: ServiceContext, session: Session): Promise<void> {
+  if (!context.runner?.stopSession(session.id, 'the session is being deleted'))
+    await context.store.requestStop(session.id);
+  const deadline = Date.now() + Math.max(15_000, (session.lease?.expiresAt ?? 0) - Date.now());
+  while (Date.now() < deadline) {
+    const current = await context.store.getSession(session.id);
+    if (current.status !== 'running' && !context.runner?.activeSessions().includes(session.id)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Deletes the user's finished sessions older than the age: completed and failed ones, and
+ * interrupted ones only when asked (they can still be resumed). `dryRun` counts them.
+ */
+export function collectGarbage(
+  context: ServiceContext,
+  request: { olderThan: string; includeInterrupted?: boolean; dryRun?: boolean },
+): Promise<{ deleted: number }> {
+  return context.store.deleteFinishedSessions({
+    olderThanMs: parseDuration(request.olderThan),
+    statuses: request.includeInterrupted ? ['completed', 'failed', 'interrupted'] : ['completed', 'failed'],
+    dryRun: request.dryRun,
+  });
 }
 
 /** Parses `30d`, `12h`, `45m`, `90s` into milliseconds. */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, field = '--older-than'): number {
   const match = /^(\d+)\s*(ms|s|m|h|d|w)$/i.exec(text.trim());
-  if (!match) throw invalidInput('--older-than', `"${text}" is not a duration like 30d, 12h or 45m`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2]!.toLowerCase() as 'ms']!;
+  if (!match) throw invalidInput(field, `"${text}" is not a duration like 30d, 12h or 45m`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[
+    match[2]!.toLowerCase() as 'ms'
+  ]!;
   return Number(match[1]) * unit;
 }

@@ -1,97 +1,139 @@
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { configuredWebProviders, createWebProvider } from '../providers/search/create-search-providers.ts';
-import { indexFolders, type IndexFoldersOptions, type IndexReport } from '../providers/search/local-corpus/index-folders.ts';
-import { createLanguageModel } from '../providers/llm/create-language-model.ts';
+import { configuredWebProviders } from '../providers/search/create-search-providers.ts';
+import type { IndexFoldersOptions, IndexReport } from '../providers/search/local-corpus/index-folders.ts';
+import { isApproval } from '../research/outline-review.ts';
 import { parseResearchSettings } from '../research/research-settings.ts';
-import { RESEARCH_WORKFLOW_NAME, RESEARCH_WORKFLOW_VERSION, defaultTitle } from '../research/research-workflow.ts';
-import { QuarryError, invalidInput } from '../store/errors.ts';
+import { defaultTitle, RESEARCH_WORKFLOW_NAME, RESEARCH_WORKFLOW_VERSION } from '../research/research-workflow.ts';
+import { isQuarryError, QuarryError } from '../store/errors.ts';
 import type { Message, Run, Session } from '../store/store.ts';
+import { checkModels } from './preflight.ts';
+import { checkQuestion, requestSources, researchSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 import { answerInput, pendingInput } from './session-control.ts';
+import { checkActiveRuns, checkSessionCount } from './user-limits.ts';
 
 export interface StartResearchRequest {
   question: string;
   /** Any research setting (iterations, breadth, model, reviewOutline…). */
   settings?: Record<string, unknown>;
-  /** Document folders for the local corpus; indexed before the run starts. */
+  /** Document folders (server: root names or folders inside them). Omitted with `search`: the defaults. */
   docs?: string[];
-  /** Web search providers by name. */
+  /** Web search providers by name. Omitted with `docs`: the defaults. */
   search?: string[];
   title?: string;
-  /** A chosen session id (the chat endpoint derives one from the conversation); new ids otherwise. */
+  /** A chosen session id (the chat endpoint's conversations); a new id otherwise. */
   id?: string;
+  /** False: create it parked (`interrupted`), to be resumed later. Default true (queued). */
+  start?: boolean;
+  /** The caller's own id (a batch or job id): a known one returns its session instead of a new one. */
+  externalId?: string;
 }
 
 export interface StartResearchResult {
   session: Session;
+  /** The indexing report when folders were indexed before the session was created (the CLI). */
   index: IndexReport | null;
-}
-
-/** Absolute folders that exist, or `INVALID_INPUT` naming the one that does not. */
-export function resolveFolders(folders: string[]): string[] {
-  return folders.map((folder) => {
-    const absolute = resolve(folder);
-    if (!existsSync(absolute) || !statSync(absolute).isDirectory()) throw invalidInput('docs', `${folder} is not a folder`);
-    return absolute;
-  });
+  /** False when `externalId` named a session that already existed (it is returned unchanged). */
+  created: boolean;
 }
 
 /**
- * Validates a research request and creates its session, queued. Document folders are indexed
- * first (incrementally); the model and the web providers are checked against the environment now,
- * so a bad setting is refused before anything is stored.
+ * Validates a research request and creates its session, queued (or parked with `start: false`, in
+ * the same transaction). The model and the web providers are checked first, so a bad setting is
+ * refused before anything is stored; document folders are indexed (CLI) or scheduled (server).
  */
-export async function startResearch(context: ServiceContext & { env?: NodeJS.ProcessEnv }, request: StartResearchRequest, indexOptions: IndexFoldersOptions = {}): Promise<StartResearchResult> {
-  const env = context.env ?? process.env;
-  const question = request.question?.trim() ?? '';
-  if (!question) throw invalidInput('question', 'must not be empty');
-  const docs = resolveFolders(request.docs ?? []);
-  const search = request.search ?? [];
-  const model = (request.settings?.model as string | undefined) ?? env.QUARRY_MODEL;
-  const settings = parseResearchSettings({ ...request.settings, docs, search, ...(model ? { model } : {}) });
-  if (settings.model) createLanguageModel(settings.model, env);
-  if (settings.fastModel) createLanguageModel(settings.fastModel, env);
-  for (const name of search) createWebProvider(name, env);
-  if (docs.length === 0 && search.length === 0) {
-    const configured = configuredWebProviders(env);
+export async function startResearch(
+  context: ServiceContext,
+  request: StartResearchRequest,
+  indexOptions: Pick<IndexFoldersOptions, 'onProgress' | 'signal'> = {},
+): Promise<StartResearchResult> {
+  if (request.externalId !== undefined) {
+    const existing = await context.store.findSessionByExternalId(request.externalId);
+    if (existing) return { session: existing, index: null, created: false };
+  }
+  const question = checkQuestion(context, request.question ?? '');
+  const sources = requestSources(context, request);
+  const settings = researchSettings(context, request.settings, sources);
+  checkModels(context, settings);
+  if (sources.docs.length === 0 && sources.search.length === 0) {
+    const configured = configuredWebProviders(context.config.providers);
     throw new QuarryError(
       'INVALID_INPUT',
       `No sources to research: give a documents folder (--docs <folder>) or a web search provider (--search <provider>).${configured.length ? ` Configured here: ${configured.join(', ')}.` : ' Web providers need a key in the environment (TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY, JINA_API_KEY) or SEARXNG_URL.'}`,
       { details: { field: 'docs' } },
     );
   }
-  const index = docs.length > 0 ? await indexFolders(context.store, docs, indexOptions) : null;
-  const session = await context.store.createSession({
-    id: request.id,
-    ownerId: context.ownerId,
-    title: request.title?.trim() || defaultTitle(question),
-    question,
-    settings,
-    workflow: { name: RESEARCH_WORKFLOW_NAME, version: RESEARCH_WORKFLOW_VERSION },
-    message: { role: 'user', content: question },
-    run: { kind: 'initial', input: { question, mode: 'initial' } },
-  });
-  return { session, index };
+  await checkSessionCount(context);
+  // A parked session runs nothing yet; its resume is what counts against the active runs.
+  if (request.start !== false) await checkActiveRuns(context);
+  const index = await context.indexer.ensure(sources.docs, indexOptions);
+  let created = true;
+  const session = await context.store
+    .createSession({
+      id: request.id,
+      title: request.title?.trim() || defaultTitle(question),
+      question,
+      settings,
+      workflow: { name: RESEARCH_WORKFLOW_NAME, version: RESEARCH_WORKFLOW_VERSION },
+      status: request.start === false ? 'interrupted' : 'queued',
+      message: { role: 'user', content: question },
+      run: { kind: 'initial', input: { question, mode: 'initial' } },
+      externalId: request.externalId,
+    })
+    .catch(async (error: unknown) => {
+      // Two creates with one external id at once: the other one won; return its session.
+      const existing =
+        isQuarryError(error, 'CONFLICT') && request.externalId !== undefined
+          ? await context.store.findSessionByExternalId(request.externalId)
+          : null;
+      if (!existing) throw error;
+      created = false;
+      return existing;
+    });
+  return { session, index, created };
 }
 
-export type AskResult = { kind: 'answer'; accepted: boolean; requestKey: string } | { kind: 'follow-up'; run: Run; message: Message | null };
+export type AskResult =
+  | { kind: 'answer'; accepted: boolean; requestKey: string }
+  | { kind: 'follow-up'; run: Run; message: Message | null };
 
 /**
  * A user message on a session: the answer to its waiting request, or a follow-up question that
- * starts a new run (queued). A running session is refused.
+ * starts a new run (queued). A running session is refused; an approval word sent to a session that
+ * is no longer waiting is a late duplicate, answered `accepted: false`, never a new question.
  */
-export async function askSession(context: ServiceContext, request: { sessionId: string; text: string }): Promise<AskResult> {
-  const text = request.text ?? '';
-  const session = await context.store.getSession(request.sessionId, { ownerId: context.ownerId });
-  if (session.status === 'waiting' || (await pendingInput(context, session)) !== null) {
-    const answered = await answerInput(context, { sessionId: session.id, value: text.trim() });
+export async function askSession(
+  context: ServiceContext,
+  request: { sessionId: string; text: string },
+): Promise<AskResult> {
+  const session = await context.store.getSession(request.sessionId);
+  const pending = await pendingInput(context, session);
+  if (session.status === 'waiting' || pending !== null) {
+    const answered = await answerInput(context, { sessionId: session.id, value: (request.text ?? '').trim() });
     return { kind: 'answer', accepted: answered.accepted, requestKey: answered.requestKey };
   }
-  if (!text.trim()) throw invalidInput('text', 'must not be empty');
-  if (session.status === 'running') {
-    throw new QuarryError('SESSION_ALREADY_RUNNING', `Session ${session.id.slice(0, 8)} is still running; ask once it has finished, or stop it first.`, { details: { sessionId: session.id } });
+  const text = checkQuestion(context, request.text ?? '', 'text');
+  if (session.status === 'running' || session.status === 'queued') {
+    throw new QuarryError(
+      'SESSION_ALREADY_RUNNING',
+      `Session ${session.id.slice(0, 8)} is still ${session.status}; ask once it has finished, or stop it first.`,
+      { details: { sessionId: session.id } },
+    );
   }
-  const started = await context.store.startRun({ sessionId: session.id, ownerId: context.ownerId, kind: 'follow-up', input: { question: text.trim(), mode: 'follow-up' }, message: { role: 'user', content: text.trim() } });
+  const answeredKey = await lastAnsweredRequest(context, session);
+  if (answeredKey && isApproval(text)) return { kind: 'answer', accepted: false, requestKey: answeredKey };
+  checkModels(context, parseResearchSettings(session.settings));
+  await checkActiveRuns(context);
+  const started = await context.store.startRun({
+    sessionId: session.id,
+    kind: 'follow-up',
+    input: { question: text, mode: 'follow-up' },
+    message: { role: 'user', content: text },
+  });
   return { kind: 'follow-up', ...started };
+}
+
+/** The key of the current run's last answered input request, or null. */
+async function lastAnsweredRequest(context: ServiceContext, session: Session): Promise<string | null> {
+  const journal = await context.store.loadCurrentJournal(session.id);
+  return journal.findLast((step) => step.kind === 'input' && step.status === 'completed')?.key ?? null;
 }

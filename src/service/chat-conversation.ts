@@ -1,0 +1,135 @@
+import type { Outline } from '../research/research-types.ts';
+import { isRunEnd, type StoredEvent } from '../shared/events.ts';
+import { invalidInput, QuarryError } from '../store/errors.ts';
+import type { Message, Session } from '../store/store.ts';
+import type { ServiceContext } from './service-context.ts';
+import { pendingInput, queueResume } from './session-control.ts';
+import { askSession, startResearch } from './start-research.ts';
+
+/** One message of a chat client's conversation, as text. */
+export interface ChatTurn {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+  text: string;
+}
+
+export interface ChatRequest {
+  messages: ChatTurn[];
+  /** `X-Quarry-Session-Id`: continue exactly this session. */
+  sessionId?: string;
+  /** The client's own conversation id (`chat_id`, or `metadata.chat_id`). */
+  chatId?: string;
+}
+
+export interface ChatTurnResult {
+  session: Session;
+  /** Follow the session's events after this offset for the answer; null: nothing new, answer from what is stored. */
+  after: number | null;
+}
+
+const conversational = (turn: { role: string }) => turn.role === 'user' || turn.role === 'assistant';
+const same = (a: string, b: string) => a.trim() === b.trim();
+
+/** True when the session's stored conversation is a prefix of the incoming one. */
+function isPrefix(stored: Message[], incoming: ChatTurn[]): boolean {
+  if (stored.length > incoming.length) return false;
+  return stored.every(
+    (message, index) => message.role === incoming[index]!.role && same(message.content, incoming[index]!.text),
+  );
+}
+
+/**
+ * The user's session whose stored conversation is the longest prefix of `incoming` (at least one
+ * exchange), the most recently updated among equals; null when none is.
+ */
+async function findByHistory(context: ServiceContext, incoming: ChatTurn[]): Promise<Session | null> {
+  const first = incoming[0]!.text.trim();
+  const page = await context.store.listSessions({ search: first.slice(0, 200), limit: 50 });
+  let best: { session: Session; length: number } | null = null;
+  for (const session of page.sessions) {
+    if (session.question !== first) continue;
+    const stored = (await context.store.listMessages(session.id)).filter(conversational);
+    if (stored.length < 2 || !isPrefix(stored, incoming)) continue;
+    if (!best || stored.length > best.length) best = { session, length: stored.length };
+  }
+  return best?.session ?? null;
+}
+
+/**
+ * Maps a chat client's request onto a session, per user: `X-Quarry-Session-Id`, else the client's
+ * `chat_id` (kept as the session's external id), else the full history — a conversation continues a
+ * session only when the session's stored conversation is a prefix of it, never by its first message
+ * alone. A conversation of one question is always a new chat. The latest user turn then becomes a
+ * follow-up or the answer to an outline review; a repeated conversation attaches to its session.
+ */
+export async function openChatTurn(context: ServiceContext, request: ChatRequest): Promise<ChatTurnResult> {
+  const turns = request.messages.filter((turn) => conversational(turn) && turn.text.trim());
+  if (!turns.some((turn) => turn.role === 'user')) throw invalidInput('messages', 'must contain a user message');
+  const system = request.messages
+    .filter((turn) => turn.role === 'system' || turn.role === 'developer')
+    .map((turn) => turn.text)
+    .join('\n')
+    .trim();
+  let session: Session | null = null;
+  if (request.sessionId) session = await context.store.getSession(request.sessionId);
+  else if (request.chatId) session = await context.store.findSessionByExternalId(`chat:${request.chatId}`);
+  else if (turns.length > 1) session = await findByHistory(context, turns);
+  if (!session) {
+    const first = request.sessionId || request.chatId || turns.length === 1 ? turns[0]! : turns.at(-1)!;
+    const earlier = first === turns[0] ? '' : conversationText(turns.slice(0, -1));
+    const instruction = [system, earlier && `The conversation so far:\n${earlier}`].filter(Boolean).join('\n\n');
+    const started = await startResearch(context, {
+      question: first.text,
+      settings: instruction ? { systemInstruction: instruction.slice(-4000) } : undefined,
+      externalId: request.chatId ? `chat:${request.chatId}` : undefined,
+    });
+    return { session: started.session, after: 0 };
+  }
+  const stored = (await context.store.listMessages(session.id)).filter(conversational);
+  const asked = stored.filter((message) => message.role === 'user').length;
+  const question = turns.findLast((turn) => turn.role === 'user')!;
+  const busy = ['running', 'queued'].includes(session.status);
+  if (turns.filter((turn) => turn.role === 'user').length <= asked) {
+    // Nothing new: the same conversation again (a retry); answer with what the session says.
+    return { session, after: busy ? session.lastEventOffset : null };
+  }
+  if (busy) {
+    throw new QuarryError(
+      'SESSION_ALREADY_RUNNING',
+      'Quarry is still working on the previous message of this conversation; send the new one when it has answered.',
+      { details: { sessionId: session.id } },
+    );
+  }
+  const after = session.lastEventOffset;
+  if (/^continue$/i.test(question.text.trim()) && ['interrupted', 'failed'].includes(session.status)) {
+    return { session: await queueResume(context, { sessionId: session.id }), after };
+  }
+  await askSession(context, { sessionId: session.id, text: question.text });
+  return { session, after };
+}
+
+function conversationText(turns: ChatTurn[]): string {
+  return turns.map((turn) => `${turn.role === 'user' ? 'User' : 'Assistant'}: ${turn.text}`).join('\n\n');
+}
+
+/** What the assistant says once the run ended the way `ended` says (null: as the session stands now). */
+export async function chatReply(context: ServiceContext, session: Session, ended: StoredEvent | null): Promise<string> {
+  const current = await context.store.getSession(session.id);
+  if (ended?.type === 'run-error' || (!ended && current.status === 'failed')) {
+    const message = ended?.type === 'run-error' ? ended.data.message : (current.error?.message ?? 'unknown error');
+    return `The research failed: ${message}. Send "continue" to retry it.`;
+  }
+  if (current.status === 'waiting') {
+    const pending = await pendingInput(context, current);
+    const outline = (pending?.input as { outline?: Outline } | undefined)?.outline;
+    const sections = outline
+      ? outline.sections.map((section, index) => `${index + 1}. ${section.title}: ${section.focus}`).join('\n')
+      : '';
+    return `Here is the outline of the report:\n\n${sections}\n\nReply "approve" to write it, or say what to change.`;
+  }
+  if (current.status === 'interrupted')
+    return 'The research was stopped. Send "continue" to resume it where it stopped.';
+  const messages = await context.store.listMessages(current.id);
+  return messages.findLast((message) => message.role === 'assistant')?.content ?? '';
+}
+
+export { isRunEnd };

@@ -1,0 +1,205 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, resolve, sep } from 'node:path';
+import {
+  type IndexFoldersOptions,
+  type IndexReport,
+  indexFolders,
+} from '../providers/search/local-corpus/index-folders.ts';
+import { invalidInput, QuarryError } from '../store/errors.ts';
+import type { Store } from '../store/store.ts';
+
+/** A folder a server's operator allows, and the short name requests may use for it. */
+export interface DocumentRoot {
+  name: string;
+  path: string;
+}
+
+/**
+ * Which document folders a caller may name. The CLI acts for the local user on their own machine
+ * and reads any folder; a server reads only the roots its operator listed (`serve --docs`).
+ */
+export type FolderPolicy = { kind: 'any' } | { kind: 'roots'; roots: DocumentRoot[] };
+
+export const anyFolder: FolderPolicy = { kind: 'any' };
+
+/** An existing folder as an absolute path with links resolved, or `INVALID_INPUT`. */
+export function existingFolder(folder: string, field = 'docs'): string {
+  const absolute = resolve(folder);
+  if (!existsSync(absolute) || !statSync(absolute).isDirectory())
+    throw invalidInput(field, `${folder} is not a folder`);
+  return realpathSync(absolute);
+}
+
+/** Roots named by their last path segment (`python3.11/html` → `html`, then `html-2`…). */
+export function documentRoots(folders: string[]): DocumentRoot[] {
+  const roots: DocumentRoot[] = [];
+  for (const folder of folders) {
+    const path = existingFolder(folder);
+    if (roots.some((root) => root.path === path)) continue;
+    const base =
+      basename(path)
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-') || 'docs';
+    let name = base;
+    for (let index = 2; roots.some((root) => root.name === name); index++) name = `${base}-${index}`;
+    roots.push({ name, path });
+  }
+  return roots;
+}
+
+function inside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** The policy's root that contains `path`, if any (the path must already be absolute and real). */
+export function rootOf(policy: FolderPolicy, path: string): DocumentRoot | null {
+  if (policy.kind === 'any') return { name: basename(path), path };
+  return policy.roots.find((root) => inside(path, root.path)) ?? null;
+}
+
+/**
+ * The folders a request may use, as absolute paths. Under `any`, each must exist. Under `roots`, each
+ * is a root's name or a path inside a root (anything else is `FORBIDDEN`, naming the roots), and a
+ * request that names none gets every root.
+ */
+export function resolveDocs(policy: FolderPolicy, requested: string[] | undefined): string[] {
+  if (policy.kind === 'any') return [...new Set((requested ?? []).map((folder) => existingFolder(folder)))];
+  if (requested === undefined) return policy.roots.map((root) => root.path);
+  const names = policy.roots.map((root) => root.name).join(', ') || 'none';
+  return [
+    ...new Set(
+      requested.map((entry) => {
+        const named = policy.roots.find((root) => root.name === entry);
+        if (named) return named.path;
+        const path = resolve(entry);
+        const real = existsSync(path) ? realpathSync(path) : path;
+        // Symbolic links are resolved first, so a link inside a root cannot lead out of it.
+        if (!rootOf(policy, real) || !existsSync(real) || !statSync(real).isDirectory()) {
+          throw new QuarryError(
+            'FORBIDDEN',
+            `This server does not read "${entry}". Its document folders are: ${names} (give a name, or a folder inside one).`,
+            { details: { field: 'docs', allowed: policy.roots.map((root) => root.name) } },
+          );
+        }
+        return real;
+      }),
+    ),
+  ];
+}
+
+/** Splits folders into the ones the policy allows and the ones it does not (imports keep the first). */
+export function partitionFolders(policy: FolderPolicy, folders: string[]): { kept: string[]; dropped: string[] } {
+  if (policy.kind === 'any') return { kept: folders, dropped: [] };
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  for (const folder of folders) (rootOf(policy, resolve(folder)) ? kept : dropped).push(folder);
+  return { kept, dropped };
+}
+
+/** Where indexing of a set of folders stands. */
+export interface IndexStatus {
+  state: 'idle' | 'indexing' | 'failed';
+  /** Files done and in all, for the folder being indexed now. */
+  done: number;
+  total: number;
+  folders: string[];
+  error: string | null;
+  lastReport: IndexReport | null;
+}
+
+/** How far indexing of one folder has come: files done of all. */
+export interface IndexProgress {
+  folder: string;
+  done: number;
+  total: number;
+}
+
+/**
+ * Brings folders into the store's document index. The CLI indexes in the foreground (the command
+ * waits, with a progress bar); a server indexes in the background and searches wait until the
+ * folders they need are ready, so no request ever waits on indexing.
+ */
+export interface DocumentIndexer {
+  /** CLI: indexes now and returns the report. Server: schedules the folders and returns null at once. */
+  ensure(folders: string[], options?: Pick<IndexFoldersOptions, 'onProgress' | 'signal'>): Promise<IndexReport | null>;
+  /**
+   * Resolves once the folders are indexed (at once when nothing is pending for them); while it
+   * waits, `onProgress` hears how indexing of those folders is going.
+   */
+  ready(folders: string[], signal?: AbortSignal, onProgress?: (progress: IndexProgress) => void): Promise<void>;
+  status(): IndexStatus;
+}
+
+/** Indexes in the caller's time: `ensure` returns when done. */
+export function foregroundIndexer(store: Store): DocumentIndexer {
+  let last: IndexReport | null = null;
+  return {
+    async ensure(folders, options = {}) {
+      if (folders.length === 0) return null;
+      last = await indexFolders(store, folders, options);
+      return last;
+    },
+    async ready() {},
+    status: () => ({ state: 'idle', done: 0, total: 0, folders: [], error: null, lastReport: last }),
+  };
+}
+
+/** Indexes one batch at a time in the background; `ready` waits for the batches a search needs. */
+export function backgroundIndexer(store: Store, log: (message: string) => void = console.error): DocumentIndexer {
+  const status: IndexStatus = { state: 'idle', done: 0, total: 0, folders: [], error: null, lastReport: null };
+  let queue: Promise<void> = Promise.resolve();
+  const pending = new Map<string, Promise<void>>();
+  const listeners = new Set<(progress: IndexProgress) => void>();
+  return {
+    async ensure(folders) {
+      for (const folder of folders) {
+        if (pending.has(folder)) continue;
+        const done = queue.then(async () => {
+          status.state = 'indexing';
+          status.folders = [folder];
+          try {
+            status.lastReport = await indexFolders(store, [folder], {
+              onProgress: (progress) => {
+                status.done = progress.done;
+                status.total = progress.total;
+                for (const listener of listeners) listener({ folder, done: progress.done, total: progress.total });
+              },
+            });
+            status.state = 'idle';
+            status.error = null;
+          } catch (error) {
+            status.state = 'failed';
+            status.error = (error as Error).message;
+            log(`quarry serve: indexing ${folder} failed: ${status.error}`);
+          } finally {
+            pending.delete(folder);
+          }
+        });
+        pending.set(folder, done);
+        queue = done;
+      }
+      return null;
+    },
+    async ready(folders, signal, onProgress) {
+      const waiting = folders.filter((folder) => pending.has(folder));
+      if (waiting.length === 0) return;
+      const listener = (progress: IndexProgress) => {
+        if (waiting.includes(progress.folder)) onProgress?.(progress);
+      };
+      if (onProgress) listeners.add(listener);
+      try {
+        await new Promise<void>((resolvePromise, reject) => {
+          const onAbort = () => reject(signal?.reason);
+          signal?.addEventListener('abort', onAbort, { once: true });
+          void Promise.all(waiting.map((folder) => pending.get(folder))).then(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolvePromise();
+          });
+        });
+      } finally {
+        listeners.delete(listener);
+      }
+    },
+    status: () => ({ ...status }),
+  };
+}

@@ -1,0 +1,63 @@
+import { checkWebProvider } from '../providers/search/create-search-providers.ts';
+import { parseResearchSettings, type ResearchSettings } from '../research/research-settings.ts';
+import { invalidInput, QuarryError } from '../store/errors.ts';
+import { resolveDocs } from './document-folders.ts';
+import type { ServiceContext } from './service-context.ts';
+
+/**
+ * The sources of a request: what it names, else the defaults — every folder the server allows (or
+ * the configured default folders for the CLI) and the configured web providers. One place.
+ */
+export function requestSources(
+  context: ServiceContext,
+  request: { docs?: string[]; search?: string[]; settings?: Record<string, unknown> },
+): { docs: string[]; search: string[] } {
+  // Folders and providers named inside `settings` are requested the same way (and checked the same way).
+  request = {
+    ...request,
+    docs: request.docs ?? stringList(request.settings?.docs, 'settings.docs'),
+    search: request.search ?? stringList(request.settings?.search, 'settings.search'),
+  };
+  const useDefaults = request.docs === undefined && request.search === undefined;
+  const defaultDocs = context.folders.kind === 'roots' ? undefined : context.config.docs;
+  const docs = resolveDocs(context.folders, useDefaults ? defaultDocs : (request.docs ?? []));
+  const search = useDefaults ? context.config.search : (request.search ?? []);
+  for (const name of search) checkWebProvider(name, context.config.providers);
+  return { docs, search };
+}
+
+function stringList(value: unknown, field: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+    throw invalidInput(field, 'must be a list of strings');
+  return value as string[];
+}
+
+/** A question or message within the configured size limit. */
+export function checkQuestion(context: ServiceContext, text: string, field = 'question'): string {
+  const trimmed = text.trim();
+  if (!trimmed) throw invalidInput(field, 'must not be empty');
+  const max = context.config.server.limits.questionChars;
+  if (context.enforceLimits && trimmed.length > max) {
+    throw new QuarryError('PAYLOAD_TOO_LARGE', `The ${field} is ${trimmed.length} characters; the limit is ${max}.`, {
+      details: { field },
+    });
+  }
+  if (trimmed.includes('\u0000')) throw invalidInput(field, 'must not contain NUL characters');
+  return trimmed;
+}
+
+/** Settings with the configured model defaults filled in, validated (`INVALID_INPUT` names the field). */
+export function researchSettings(
+  context: ServiceContext,
+  settings: Record<string, unknown> | undefined,
+  sources: { docs: string[]; search: string[] },
+): ResearchSettings {
+  const { model, fastModel } = context.config;
+  return parseResearchSettings({
+    ...(model ? { model } : {}),
+    ...(fastModel ? { fastModel } : {}),
+    ...settings,
+    ...sources,
+  });
+}
