@@ -1,44 +1,112 @@
 import { existsSync } from 'node:fs';
-import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { configuredWebProviders } from '../providers/search/create-search-providers.ts';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { compress } from 'hono/compress';
+import { QUARRY_VERSION } from '../config/version.ts';
+import { MAX_IMPORT_BYTES } from '../service/session-export.ts';
+import { QuarryError } from '../store/errors.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
 import { openAiRoutes } from './openai-compatible.ts';
-import { openApiDocument } from './openapi.ts';
-import { sessionRoutes } from './routes/sessions.ts';
+import { guardRequests } from './request-guard.ts';
+import { accountRoutes, publicAccountRoutes } from './routes/account-routes.ts';
+import { capabilityRoutes } from './routes/capability-routes.ts';
+import { sessionRoutes } from './routes/session-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
+import { throwValidationError } from './validation-hook.ts';
 
-/** The HTTP application: REST and SSE under /api, the OpenAI-compatible endpoint under /v1, the web UI at /. */
-export function createApp(dependencies: ServerDependencies, options: { webRoot?: string } = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+/** The policy of the web UI's pages: its own scripts and styles only, no remote anything. */
+export const WEB_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const tooLarge = (limit: number) =>
+  bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new QuarryError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+    },
+  });
+
+/** Requests to API paths no route answers: 404 JSON, never the web page. */
+function isApiPath(path: string): boolean {
+  return /^\/(api|v1|mcp)(\/|$)/.test(path);
+}
+
+/**
+ * The HTTP application: REST and SSE under /api, the OpenAI-compatible endpoint under /v1, the web
+ * UI at /. Every request passes the request guard (Host, Origin, JSON bodies); /api and /v1 need a
+ * user (a token, or the local user on a loopback server without users).
+ */
+export function createApp(dependencies: ServerDependencies, options: { webRoot?: string } = {}) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError });
   app.onError((error, c) => errorToResponse(error, c));
-  app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}. See /api/openapi.json.`), 404));
-
-  app.get('/healthz', (c) => c.json({ ok: true, store: dependencies.store.info().backend, runner: Boolean(dependencies.runner) }));
-  app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
-
+  app.notFound((c) =>
+    c.json(
+      errorBody('NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}. See /api/openapi.json.`),
+      404,
+    ),
+  );
+  app.use('/api/sessions/import', tooLarge(MAX_IMPORT_BYTES));
+  app.use('/v1/*', tooLarge(4 * 1024 * 1024));
+  app.use('/api/*', async (c, next) =>
+    c.req.path === '/api/sessions/import' ? next() : tooLarge(1024 * 1024)(c, next),
+  );
+  app.use('*', guardRequests(dependencies));
+  app.get('/healthz', (c) =>
+    c.json({
+      ok: true,
+      version: QUARRY_VERSION,
+      store: dependencies.store.info().backend,
+      runner: Boolean(dependencies.runner),
+    }),
+  );
+  app.get('/api/openapi.json', (c) =>
+    c.json(
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Quarry API',
+          version: QUARRY_VERSION,
+          description:
+            'Deep research sessions that never lose their place. Errors are `{ "error": { "code", "message", "field"? } }`.',
+        },
+      }),
+    ),
+  );
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Required on servers with users (quarry users add); the web UI signs in with a cookie instead.',
+  });
+  app.route('/api/auth', publicAccountRoutes(dependencies));
   app.use('/api/*', authenticate(dependencies));
   app.use('/v1/*', authenticate(dependencies));
-
-  app.get('/api/capabilities', (c) => {
-    const model = dependencies.env.QUARRY_MODEL ?? null;
-    return c.json({
-      analyst: model ? { kind: 'llm', model } : { kind: 'extractive', model: null },
-      searchProviders: configuredWebProviders(dependencies.env),
-      defaultDocs: dependencies.defaults.docs,
-      defaultSearch: dependencies.defaults.search,
-      runner: Boolean(dependencies.runner),
-      limits: { maxIterations: 10, maxQueriesPerIteration: 8, maxSourcesPerQuery: 10, bodyBytes: 1024 * 1024 },
-    });
-  });
-  app.route('/api/sessions', sessionRoutes(dependencies));
+  const api = app
+    .route('/api/auth', accountRoutes(dependencies))
+    .route('/api/capabilities', capabilityRoutes(dependencies))
+    .route('/api/sessions', sessionRoutes(dependencies));
   app.route('/v1', openAiRoutes(dependencies));
 
   if (options.webRoot && existsSync(options.webRoot)) {
-    app.use('/*', serveStatic({ root: options.webRoot }));
-    // Client-side routes (/sessions/:id) get the app's index page.
-    app.get('/*', serveStatic({ root: options.webRoot, path: 'index.html' }));
+    const root = options.webRoot;
+    app.use('*', async (c, next) => {
+      if (isApiPath(c.req.path)) return next();
+      await next();
+      c.header('content-security-policy', WEB_CONTENT_SECURITY_POLICY);
+      c.header('x-content-type-options', 'nosniff');
+      c.header('referrer-policy', 'no-referrer');
+      // Hashed asset names never change content: cache them for a year; the page itself, never.
+      c.header('cache-control', c.req.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    });
+    app.use('/assets/*', compress());
+    app.use('/assets/*', serveStatic({ root }));
+    // Client-side routes (/sessions/:id, /sign-in) get the app's page.
+    app.get('*', async (c, next) =>
+      isApiPath(c.req.path) ? next() : serveStatic({ root, path: 'index.html' })(c, next),
+    );
   }
-  return app;
+  return api;
 }
+
+export type QuarryApp = ReturnType<typeof createApp>;

@@ -1,15 +1,22 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { isQuarryError, type ErrorCode } from '../store/errors.ts';
+import { type ErrorCode, isQuarryError, QuarryError } from '../store/errors.ts';
 
-/** HTTP statuses of error codes, in one place. */
-const statuses: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+/** The HTTP status of every error code, in one place; a new code does not compile until it is here. */
+export const httpStatusOf: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_INPUT: 400,
+  MODEL_NOT_CONFIGURED: 400,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  RATE_LIMITED: 429,
   SESSION_NOT_FOUND: 404,
   STEP_NOT_FOUND: 404,
   RUN_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
   WORKFLOW_NOT_FOUND: 404,
   SESSION_ALREADY_RUNNING: 409,
   SESSION_COMPLETED: 409,
@@ -17,19 +24,36 @@ const statuses: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   SESSION_WAITING: 409,
   WORKFLOW_VERSION_MISMATCH: 409,
   CONFLICT: 409,
+  DUPLICATE_STEP_KEY: 500,
+  STEP_ATTEMPTS_EXCEEDED: 500,
+  STEP_FAILED: 502,
+  INTERRUPTED: 409,
+  CLAIM_LIMIT: 500,
+  LEASE_LOST: 409,
   STORE_BUSY: 503,
   STORE_UNAVAILABLE: 503,
+  STORE_CORRUPT: 500,
+  SCHEMA_TOO_NEW: 500,
+  INTERNAL: 500,
 };
 
-/** `{ "error": { "code", "message" } }` with the status for the code; unknown errors are logged and become 500. */
-export function errorToResponse(error: unknown, c: Context): Response {
-  if (isQuarryError(error)) {
-    return c.json({ error: { code: error.code, message: error.message, ...(error.details.field ? { field: error.details.field } : {}) } }, statuses[error.code] ?? 500);
-  }
-  console.error('quarry serve: unexpected error', error);
-  return c.json({ error: { code: 'INTERNAL', message: 'Something went wrong on the server; it has been logged.' } }, 500);
+/** The body of every error answer. */
+export function errorBody(code: ErrorCode, message: string, field?: unknown) {
+  return { error: { code, message, ...(typeof field === 'string' ? { field } : {}) } };
 }
 
-export function errorBody(code: string, message: string) {
-  return { error: { code, message } };
+/**
+ * `{ "error": { "code", "message", "field"? } }` with the status for its code. Errors that are not
+ * the caller's fault (5xx) are logged in full; unknown errors become `INTERNAL`, with a message
+ * that leaks nothing.
+ */
+export function errorToResponse(error: unknown, c: Context): Response {
+  const known = isQuarryError(error)
+    ? error
+    : new QuarryError('INTERNAL', 'Something went wrong on the server; it has been logged.', { cause: error });
+  const status = httpStatusOf[known.code];
+  if (status >= 500) console.error(`quarry serve: ${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
+  if (known.isRetryable && known.retryAfterMs !== null)
+    c.header('retry-after', String(Math.ceil(known.retryAfterMs / 1000)));
+  return c.json(errorBody(known.code, known.message, known.details.field), status);
 }

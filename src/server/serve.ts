@@ -1,64 +1,114 @@
 import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { QuarryConfig } from '../config/quarry-config.ts';
 import { Runner } from '../engine/runner.ts';
-import type { WorkflowRegistry } from '../engine/workflow.ts';
+import { backgroundIndexer, documentRoots } from '../service/document-folders.ts';
+import { createWorkflowRegistry } from '../service/research-runtime.ts';
 import { QuarryError } from '../store/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createApp } from './app.ts';
+import { allowedHostNames } from './request-guard.ts';
+import type { AuthMode } from './server-env.ts';
 
 export interface StartServerOptions {
   store: Store;
-  workflows: WorkflowRegistry;
-  env: NodeJS.ProcessEnv;
-  host: string;
-  /** 0 picks a free port. */
-  port: number;
+  config: QuarryConfig;
   /** Run sessions in this process (default); false for API-only nodes. */
   runner: boolean;
   concurrency?: number;
-  docs: string[];
-  search: string[];
   webRoot?: string;
   heartbeatSeconds?: number;
+  log?: (message: string) => void;
 }
 
 export interface RunningServer {
   url: string;
   port: number;
+  auth: AuthMode;
   runner: Runner | undefined;
   /** Stops accepting requests, hands running sessions back to the queue, closes connections. */
   close(): Promise<void>;
 }
 
+/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1), judged by parsing, never by prefix. */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (name === 'localhost') return true;
+  const family = isIP(name);
+  if (family === 4) return name.split('.')[0] === '127';
+  if (family === 6) return name === '::1' || /^::ffff:127\./.test(name);
+  return false;
 }
 
-/** Starts the API (and the in-process runner, so runs continue with or without any client). */
+/** Why the server could not listen, in words an operator acts on (`INVALID_INPUT`: exit 2). */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): unknown {
+  const where = `${host}:${port}`;
+  if (error.code === 'EADDRINUSE')
+    return new QuarryError('INVALID_INPUT', `Port ${port} on ${host} is already in use; choose another with --port.`, {
+      details: { field: 'port' },
+    });
+  if (error.code === 'EACCES')
+    return new QuarryError('INVALID_INPUT', `Not allowed to listen on ${where}; use a port above 1023 (--port).`, {
+      details: { field: 'port' },
+    });
+  if (error.code === 'EADDRNOTAVAIL')
+    return new QuarryError('INVALID_INPUT', `${host} is not an address of this machine; choose another with --host.`, {
+      details: { field: 'host' },
+    });
+  return error;
+}
+
+/**
+ * Starts the API (and the in-process runner, so runs continue with or without any client). The
+ * auth mode is fixed now: a loopback server with no users serves its one local user; anything else
+ * requires a token for the server's whole life. Document roots are indexed in the background.
+ */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { host, port: wantedPort, publicNames } = options.config.server;
+  const log = options.log ?? ((message: string) => console.error(message));
   const users = await options.store.listUsers();
-  if (users.length === 0 && !isLoopback(options.host)) {
-    throw new QuarryError(
-      'INVALID_INPUT',
-      `Refusing to serve on ${options.host} without users: anyone who can reach it could read and run research. Add a user first (quarry users add <name>; requests then need its token), or serve on 127.0.0.1.`,
-      { details: { field: 'host' } },
+  const auth: AuthMode = isLoopback(host) && users.length === 0 ? 'local' : 'tokens';
+  if (auth === 'tokens' && users.length === 0) {
+    log(
+      `quarry serve: no users yet, so nobody can sign in. Add one (quarry users add <name>); its token works at once.`,
     );
   }
-  const runner = options.runner ? new Runner({ store: options.store, workflows: options.workflows, concurrency: options.concurrency }) : undefined;
+  const roots = documentRoots(options.config.docs);
+  const indexer = backgroundIndexer(options.store, log);
+  const workflows = createWorkflowRegistry(options.store, options.config, {
+    indexReady: (folders, signal, onProgress) => indexer.ready(folders, signal, onProgress),
+  });
+  const runner = options.runner
+    ? new Runner({ store: options.store, workflows, concurrency: options.concurrency })
+    : undefined;
   const app = createApp(
-    { store: options.store, workflows: options.workflows, runner, env: options.env, defaults: { docs: options.docs, search: options.search }, heartbeatSeconds: options.heartbeatSeconds },
+    {
+      store: options.store,
+      config: options.config,
+      workflows,
+      runner,
+      folders: { kind: 'roots', roots },
+      indexer,
+      auth,
+      allowedHosts: allowedHostNames(host, publicNames),
+      heartbeatSeconds: options.heartbeatSeconds,
+    },
     { webRoot: options.webRoot },
   );
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const created = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(created));
-    created.once('error', reject);
+    const created = serve({ fetch: app.fetch, hostname: host, port: wantedPort }, () => resolve(created));
+    created.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, wantedPort)));
   });
   const port = (server.address() as AddressInfo).port;
+  // Only once the port is ours: the folders are indexed in the background and runs start.
+  await indexer.ensure(roots.map((root) => root.path));
   runner?.start();
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${shownHost}:${port}`,
     port,
+    auth,
     runner,
     async close() {
       await runner?.shutdown({ handoff: true, graceMs: 5_000 });

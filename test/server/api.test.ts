@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorkflowRegistry } from '../../src/service/research-runtime.ts';
-import { startServer, type RunningServer } from '../../src/server/serve.ts';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import type { Store } from '../../src/store/store.ts';
-import { FakeOpenAiServer, systemOf } from '../support/fake-openai-server.ts';
-import { fakeResearchModel } from '../support/fake-research-model.ts';
+import { FakeOpenAiServer, lastUserOf } from '../support/fake-openai-server.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const QUESTION = 'How does tidal power generate electricity?';
@@ -24,7 +24,11 @@ interface SseEvent {
 }
 
 /** Reads SSE frames until `stop` says so (or the stream ends); then disconnects. */
-async function readSse(url: string, headers: Record<string, string>, stop: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
+async function readSse(
+  url: string,
+  headers: Record<string, string>,
+  stop: (events: SseEvent[]) => boolean,
+): Promise<SseEvent[]> {
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
   expect(response.status).toBe(200);
@@ -37,12 +41,17 @@ async function readSse(url: string, headers: Record<string, string>, stop: (even
       const { value, done } = await reader.read();
       if (done) break;
       buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const frame = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(frame.split('\n').filter((line) => line && !line.startsWith(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
-        if (fields.data) events.push({ id: Number(fields.id), event: fields.event ?? 'message', data: JSON.parse(fields.data) });
+        const fields = Object.fromEntries(
+          frame
+            .split('\n')
+            .filter((line) => line && !line.startsWith(':'))
+            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+        );
+        if (fields.data)
+          events.push({ id: Number(fields.id), event: fields.event ?? 'message', data: JSON.parse(fields.data) });
         if (stop(events)) break;
       }
     }
@@ -58,8 +67,13 @@ describe('HTTP API', () => {
   let docs: string;
   let home: string;
 
-  async function start(store: Store, env: NodeJS.ProcessEnv = {}, extra: Partial<Parameters<typeof startServer>[0]> = {}) {
-    return startServer({ store, workflows: createWorkflowRegistry(store, env), env, host: '127.0.0.1', port: 0, runner: true, docs: [docs], search: [], heartbeatSeconds: 1, ...extra });
+  async function start(store: Store, env: Record<string, string> = {}, options: { host?: string } = {}) {
+    return startServer({
+      store,
+      config: testConfig({ QUARRY_DOCS: docs, QUARRY_HOST: options.host ?? '127.0.0.1', QUARRY_PORT: '0', ...env }),
+      runner: true,
+      heartbeatSeconds: 1,
+    });
   }
 
   async function api(path: string, init: RequestInit & { token?: string } = {}) {
@@ -102,7 +116,11 @@ describe('HTTP API', () => {
     await completed(id);
     const list = await api('/api/sessions?limit=10');
     expect(list.body.sessions).toHaveLength(1);
-    expect(list.body.sessions[0]).toMatchObject({ id, status: 'completed', progress: { phase: 'verify', resumePoint: null } });
+    expect(list.body.sessions[0]).toMatchObject({
+      id,
+      status: 'completed',
+      progress: { phase: 'verify', resumePoint: null },
+    });
     expect(list.body.sessions[0]).not.toHaveProperty('messages');
     const detail = await api(`/api/sessions/${id}`);
     expect(detail.body.report.latest).toContain('## Sources');
@@ -113,18 +131,34 @@ describe('HTTP API', () => {
     expect(steps.body.steps.every((step: { phase: string }) => step.phase === 'search')).toBe(true);
     expect(steps.body.steps[0]).toMatchObject({ status: 'completed', attempts: 1, durationMs: expect.any(Number) });
     expect((await api(`/api/sessions/${id}/messages?phase=verify`)).body.messages).toHaveLength(1);
-    const one = await api(`/api/sessions/${id}/steps/${steps.body.steps[0].runId}/${encodeURIComponent(steps.body.steps[0].key)}`);
-    expect(one.body).toMatchObject({ key: steps.body.steps[0].key, status: 'completed', output: { results: expect.any(Array) } });
-    expect((await api(`/api/sessions/${id}/steps/${steps.body.steps[0].runId}/no-such-step`)).body.error.code).toBe('STEP_NOT_FOUND');
+    const one = await api(
+      `/api/sessions/${id}/steps/${steps.body.steps[0].runId}/${encodeURIComponent(steps.body.steps[0].key)}`,
+    );
+    expect(one.body).toMatchObject({
+      key: steps.body.steps[0].key,
+      status: 'completed',
+      output: { results: expect.any(Array) },
+    });
+    expect((await api(`/api/sessions/${id}/steps/${steps.body.steps[0].runId}/no-such-step`)).body.error.code).toBe(
+      'STEP_NOT_FOUND',
+    );
     expect((await api(`/api/sessions/${id}/sources`)).body.sources.length).toBeGreaterThan(0);
-    expect((await api(`/api/sessions/${id}`, { method: 'PATCH', body: JSON.stringify({ title: 'Tides' }) })).body.title).toBe('Tides');
-    expect((await api(`/api/sessions/${id}`, { method: 'PUT', body: JSON.stringify({ title: 'Tides again' }) })).body.title).toBe('Tides again');
+    expect(
+      (await api(`/api/sessions/${id}`, { method: 'PATCH', body: JSON.stringify({ title: 'Tides' }) })).body.title,
+    ).toBe('Tides');
+    expect(
+      (await api(`/api/sessions/${id}`, { method: 'PATCH', body: JSON.stringify({ title: 'Tides again' }) })).body
+        .title,
+    ).toBe('Tides again');
     const html = await api(`/api/sessions/${id}/export?format=html`);
     expect(html.headers.get('content-type')).toContain('text/html');
     expect(html.body).toContain('<h2>Sources</h2>');
     const exported = await api(`/api/sessions/${id}/export?format=json`);
     expect(exported.headers.get('content-disposition')).toContain('.quarry.json');
-    const fork = await api(`/api/sessions/${id}/fork`, { method: 'POST', body: JSON.stringify({ from: 'outline', run: true }) });
+    const fork = await api(`/api/sessions/${id}/fork`, {
+      method: 'POST',
+      body: JSON.stringify({ from: 'outline', run: true }),
+    });
     expect(fork.status).toBe(201);
     await completed(fork.body.id);
     expect((await api(`/api/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
@@ -135,25 +169,87 @@ describe('HTTP API', () => {
     const resumed = await api(`/api/sessions/${id}/resume`, { method: 'POST', body: JSON.stringify({}) });
     expect(resumed.body.error.code).toBe('SESSION_COMPLETED');
     expect(resumed.status).toBe(409);
-    const rewound = await api(`/api/sessions/${id}/resume`, { method: 'POST', body: JSON.stringify({ from: 'write' }) });
+    const rewound = await api(`/api/sessions/${id}/resume`, {
+      method: 'POST',
+      body: JSON.stringify({ from: 'write' }),
+    });
     expect(rewound.status).toBe(202);
     await completed(id);
-    expect((await api('/api/capabilities')).body).toMatchObject({ analyst: { kind: 'extractive' }, defaultDocs: [docs], runner: true });
+    expect((await api('/api/capabilities')).body).toMatchObject({
+      analyst: { kind: 'extractive' },
+      documentFolders: [{ name: 'docs', path: docs }],
+      runner: true,
+    });
     const openapi = await api('/api/openapi.json');
     expect(openapi.body.openapi).toBe('3.1.0');
-    expect(openapi.body.paths['/api/sessions'].post.requestBody.content['application/json'].schema.properties.question).toBeDefined();
+    expect(
+      openapi.body.paths['/api/sessions'].post.requestBody.content['application/json'].schema.properties.question,
+    ).toBeDefined();
+  });
+
+  it('refuses a model it cannot use with 400 before anything changes: create, resume, message, settings', async () => {
+    server = await start(database.store);
+    const missing = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, settings: { model: 'openai:gpt-4.1-mini' } }),
+    });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { error: { code: 'MODEL_NOT_CONFIGURED', message: expect.stringContaining('OPENAI_API_KEY') } },
+    });
+    const unknown = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, settings: { model: 'nope:model' } }),
+    });
+    expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT' } } });
+    expect((await api('/api/sessions')).body.sessions).toEqual([]);
+    // A session made while the key was there, resumed and asked after it is gone.
+    await server.close();
+    server = await start(database.store, { OPENAI_API_KEY: 'k' });
+    const id = (
+      await api('/api/sessions', {
+        method: 'POST',
+        body: JSON.stringify({ question: QUESTION, start: false, settings: { model: 'openai:gpt-4.1-mini' } }),
+      })
+    ).body.id as string;
+    await server.close();
+    server = await start(database.store);
+    const before = (await api(`/api/sessions/${id}`)).body;
+    for (const [path, body] of [
+      [`/api/sessions/${id}/resume`, {}],
+      [`/api/sessions/${id}/messages`, { role: 'user', content: 'Go on' }],
+      [`/api/sessions/${id}`, { settings: { fastModel: 'anthropic:claude-haiku-4-5' } }],
+    ] as const) {
+      const refused = await api(path, { method: path.endsWith(id) ? 'PATCH' : 'POST', body: JSON.stringify(body) });
+      expect(refused.status, path).toBe(400);
+      expect(refused.body.error.code, path).toBe('MODEL_NOT_CONFIGURED');
+    }
+    const after = (await api(`/api/sessions/${id}`)).body;
+    expect({ ...after, updatedAt: null }).toEqual({ ...before, updatedAt: null });
   });
 
   it('answers follow-ups and outline reviews through messages', async () => {
     server = await start(database.store);
-    const created = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION, settings: { reviewOutline: true } }) });
+    const created = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, settings: { reviewOutline: true } }),
+    });
     const id = created.body.id as string;
     await eventually(async () => (await api(`/api/sessions/${id}`)).body.status === 'waiting', 20_000);
-    expect((await api(`/api/sessions/${id}`)).body.pendingInput).toMatchObject({ key: 'outline-review-1', payload: { outline: expect.any(Object) } });
-    const answer = await api(`/api/sessions/${id}/messages`, { method: 'POST', body: JSON.stringify({ role: 'user', content: 'approve' }) });
+    expect((await api(`/api/sessions/${id}`)).body.pendingInput).toMatchObject({
+      key: 'outline-review-1',
+      payload: { outline: expect.any(Object) },
+    });
+    const answer = await api(`/api/sessions/${id}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ role: 'user', content: 'approve' }),
+    });
     expect(answer).toMatchObject({ status: 202, body: { kind: 'answer', accepted: true } });
     await completed(id);
-    const followUp = await api(`/api/sessions/${id}/messages`, { method: 'POST', body: JSON.stringify({ role: 'user', content: 'When did La Rance open?' }) });
+    const followUp = await api(`/api/sessions/${id}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ role: 'user', content: 'When did La Rance open?' }),
+    });
     expect(followUp).toMatchObject({ status: 202, body: { kind: 'follow-up' } });
     await eventually(async () => (await api(`/api/sessions/${id}/messages`)).body.messages.length === 4, 20_000);
     expect((await api(`/api/sessions/${id}/messages`)).body.messages.at(-1).content).toContain('1966');
@@ -161,14 +257,23 @@ describe('HTTP API', () => {
 
   it('replays missed events after a disconnect, without loss or duplicates', async () => {
     server = await start(database.store);
-    const id = (await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION }) })).body.id as string;
+    const id = (await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION }) })).body
+      .id as string;
     const first = await readSse(`${server.url}/api/sessions/${id}/events`, {}, (events) => events.length >= 10);
     await completed(id);
-    const rest = await readSse(`${server.url}/api/sessions/${id}/events`, { 'last-event-id': String(first.at(-1)!.id) }, (events) => events.some((event) => event.event === 'run-end'));
+    const rest = await readSse(
+      `${server.url}/api/sessions/${id}/events`,
+      { 'last-event-id': String(first.at(-1)!.id) },
+      (events) => events.some((event) => event.event === 'run-end'),
+    );
     const offsets = [...first, ...rest].map((event) => event.id);
     expect(offsets).toEqual(Array.from({ length: offsets.length }, (_, index) => index + 1));
     expect(rest.at(-1)!.data).toMatchObject({ type: 'run-end', data: { status: 'completed' } });
-    const viaQuery = await readSse(`${server.url}/api/sessions/${id}/events?after=${offsets.length - 2}`, {}, (events) => events.length >= 2);
+    const viaQuery = await readSse(
+      `${server.url}/api/sessions/${id}/events?after=${offsets.length - 2}`,
+      {},
+      (events) => events.length >= 2,
+    );
     expect(viaQuery.map((event) => event.id)).toEqual([offsets.length - 1, offsets.length]);
   });
 
@@ -178,16 +283,27 @@ describe('HTTP API', () => {
     expect(malformed).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT', field: 'body' } } });
     const wrongType = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: 42 }) });
     expect(wrongType).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT', field: 'question' } } });
-    const badSetting = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION, settings: { maxIterations: 99 } }) });
+    const badSetting = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, settings: { maxIterations: 99 } }),
+    });
     expect(badSetting.body.error.field).toBe('settings.maxIterations');
     // The server answers 413 as soon as it sees the length and may close before the body is sent.
     const huge = await new Promise<number>((resolve, reject) => {
       const body = JSON.stringify({ question: 'x'.repeat(2 * 1024 * 1024) });
-      const request = httpRequest(`${server.url}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
-      request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+      const request = httpRequest(
+        `${server.url}/api/sessions`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', (error) =>
+        (error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET'
+          ? undefined
+          : reject(error),
+      );
       request.end(body);
     });
     expect(huge).toBe(413);
@@ -203,13 +319,21 @@ describe('HTTP API', () => {
     const alice = await database.store.createUser({ name: 'alice' });
     const bob = await database.store.createUser({ name: 'bob' });
     const tokens = { alice: 'alice-token-123', bob: 'bob-token-456' };
-    for (const [user, token] of [[alice, tokens.alice], [bob, tokens.bob]] as const) {
-      await database.store.addApiToken({ userId: user.id, tokenHash: createHash('sha256').update(token).digest('hex') });
+    for (const [user, token] of [
+      [alice, tokens.alice],
+      [bob, tokens.bob],
+    ] as const) {
+      await database.store.addApiToken({
+        userId: user.id,
+        tokenHash: createHash('sha256').update(token).digest('hex'),
+      });
     }
     server = await start(database.store);
     expect((await api('/api/sessions')).status).toBe(401);
     expect((await api('/api/sessions', { token: 'wrong' })).status).toBe(401);
-    const id = (await api('/api/sessions', { method: 'POST', token: tokens.alice, body: JSON.stringify({ question: QUESTION }) })).body.id as string;
+    const id = (
+      await api('/api/sessions', { method: 'POST', token: tokens.alice, body: JSON.stringify({ question: QUESTION }) })
+    ).body.id as string;
     await completed(id, tokens.alice);
     expect((await api('/api/sessions', { token: tokens.bob })).body.sessions).toEqual([]);
     const attempts = [
@@ -222,29 +346,54 @@ describe('HTTP API', () => {
       api(`/api/sessions/${id}`, { method: 'PATCH', token: tokens.bob, body: JSON.stringify({ title: 'mine' }) }),
       api(`/api/sessions/${id}/resume`, { method: 'POST', token: tokens.bob, body: JSON.stringify({ force: true }) }),
       api(`/api/sessions/${id}/fork`, { method: 'POST', token: tokens.bob, body: JSON.stringify({}) }),
-      api(`/api/sessions/${id}/messages`, { method: 'POST', token: tokens.bob, body: JSON.stringify({ role: 'user', content: 'hi' }) }),
+      api(`/api/sessions/${id}/messages`, {
+        method: 'POST',
+        token: tokens.bob,
+        body: JSON.stringify({ role: 'user', content: 'hi' }),
+      }),
       api(`/api/sessions/${id}/stop`, { method: 'POST', token: tokens.bob }),
       api(`/api/sessions/${id}`, { method: 'DELETE', token: tokens.bob }),
     ];
-    for (const result of await Promise.all(attempts)) expect(result).toMatchObject({ status: 404, body: { error: { code: 'SESSION_NOT_FOUND' } } });
+    for (const result of await Promise.all(attempts))
+      expect(result).toMatchObject({ status: 404, body: { error: { code: 'SESSION_NOT_FOUND' } } });
     expect((await api(`/api/sessions/${id}`, { token: tokens.alice })).body.title).not.toBe('mine');
   });
 
-  it('refuses to bind beyond loopback without users', async () => {
-    await expect(start(database.store, {}, { host: '0.0.0.0' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('quarry users add') });
+  it('serves nobody beyond loopback while it has no users, and keeps refusing after the last user is removed', async () => {
+    server = await start(database.store, {}, { host: '0.0.0.0' });
+    const base = `http://127.0.0.1:${server.port}`;
+    for (const path of ['/api/sessions', '/api/capabilities', '/v1/models']) {
+      expect((await fetch(`${base}${path}`)).status, path).toBe(401);
+    }
+    const posted = await fetch(`${base}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: QUESTION }),
+    });
+    expect(posted.status).toBe(401);
+    expect((await database.store.listSessions()).sessions).toEqual([]);
   });
 
   it('serves the official openai client, streaming and not, with a follow-up turn on the same session', async () => {
     server = await start(database.store);
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused-on-loopback' });
     expect((await client.models.list()).data.map((model) => model.id)).toEqual(['quarry']);
-    const first = await client.chat.completions.create({ model: 'quarry', messages: [{ role: 'user', content: QUESTION }] });
+    const { data: first, response } = await client.chat.completions
+      .create({ model: 'quarry', messages: [{ role: 'user', content: QUESTION }] })
+      .withResponse();
     const report = first.choices[0]!.message.content!;
+    const sessionId = response.headers.get('x-quarry-session-id')!;
     expect(report).toContain('## Sources');
-    expect((await api('/api/sessions')).body.sessions).toHaveLength(1);
-    // The same conversation again attaches to the session instead of starting another.
-    const again = await client.chat.completions.create({ model: 'quarry', messages: [{ role: 'user', content: QUESTION }] });
+    expect((await api('/api/sessions')).body.sessions.map((session: { id: string }) => session.id)).toEqual([
+      sessionId,
+    ]);
+    // The same conversation again, naming its session, attaches to it instead of starting another.
+    const again = await client.chat.completions.create(
+      { model: 'quarry', messages: [{ role: 'user', content: QUESTION }] },
+      { headers: { 'x-quarry-session-id': sessionId } },
+    );
     expect(again.choices[0]!.message.content).toBe(report);
+    expect((await api('/api/sessions')).body.sessions).toHaveLength(1);
     const stream = await client.chat.completions.create({
       model: 'quarry',
       stream: true,
@@ -266,29 +415,71 @@ describe('HTTP API', () => {
     const sessions = (await api('/api/sessions')).body.sessions;
     expect(sessions).toHaveLength(1);
     // A new turn while the session is busy elsewhere is refused, not silently dropped.
-    await database.store.claimSession({ sessionId: sessions[0].id, workerId: 'elsewhere', ttlMs: 60_000, fromStatuses: ['completed'] });
-    const busy = await api('/v1/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'quarry', messages: [{ role: 'user', content: QUESTION }, { role: 'assistant', content: report }, { role: 'user', content: 'When did La Rance open?' }, { role: 'assistant', content: content }, { role: 'user', content: 'And Sihwa?' }] }) });
+    await database.store.claimSession({
+      sessionId: sessions[0].id,
+      workerId: 'elsewhere',
+      ttlMs: 60_000,
+      fromStatuses: ['completed'],
+    });
+    const busy = await api('/v1/chat/completions', {
+      method: 'POST',
+      body: JSON.stringify({
+        model: 'quarry',
+        messages: [
+          { role: 'user', content: QUESTION },
+          { role: 'assistant', content: report },
+          { role: 'user', content: 'When did the La Rance station open?' },
+          { role: 'assistant', content: content },
+          { role: 'user', content: 'And Sihwa?' },
+        ],
+      }),
+    });
     expect(busy).toMatchObject({ status: 409, body: { error: { code: 'SESSION_ALREADY_RUNNING' } } });
-    expect((await api(`/api/sessions/${sessions[0].id}/messages`)).body.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(
+      (await api(`/api/sessions/${sessions[0].id}/messages`)).body.messages.map(
+        (message: { role: string }) => message.role,
+      ),
+    ).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
   it('continues a run and its event stream across a server restart', async () => {
-    const fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 250 }).start();
+    const fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 250 }).start();
     try {
-      const env = { QUARRY_MODEL: 'openai-compatible:fake', QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' };
+      const env = {
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: fake.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+      };
       server = await start(database.store, env);
-      const id = (await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION, settings: { maxIterations: 1 } }) })).body.id as string;
-      const before = await readSse(`${server.url}/api/sessions/${id}/events`, {}, (events) => events.some((event) => event.event === 'step-end' && (event.data.data as { key: string }).key === 'plan'));
+      const id = (
+        await api('/api/sessions', {
+          method: 'POST',
+          body: JSON.stringify({ question: QUESTION, settings: { maxIterations: 1 } }),
+        })
+      ).body.id as string;
+      const before = await readSse(`${server.url}/api/sessions/${id}/events`, {}, (events) =>
+        events.some((event) => event.event === 'step-end' && (event.data.data as { key: string }).key === 'plan'),
+      );
       await server.close();
       const callsAtRestart = fake.calls.length;
       server = await start(database.store, env);
-      const after = await readSse(`${server.url}/api/sessions/${id}/events`, { 'last-event-id': String(before.at(-1)!.id) }, (events) => events.some((event) => event.event === 'run-end' && (event.data.data as { status: string }).status === 'completed'));
+      const after = await readSse(
+        `${server.url}/api/sessions/${id}/events`,
+        { 'last-event-id': String(before.at(-1)!.id) },
+        (events) =>
+          events.some(
+            (event) => event.event === 'run-end' && (event.data.data as { status: string }).status === 'completed',
+          ),
+      );
       const offsets = [...before, ...after].map((event) => event.id);
       expect(offsets).toEqual(Array.from({ length: offsets.length }, (_, index) => index + 1));
       expect(after.some((event) => event.event === 'run-start')).toBe(true);
       await completed(id);
       // The plan was completed before the restart; it was never asked of the model again.
-      expect(fake.calls.slice(callsAtRestart).some((call) => systemOf(call.request).includes('You plan'))).toBe(false);
+      const plan = (await database.store.listSteps(id, { includePrompts: true })).find((step) => step.key === 'plan')!;
+      expect(fake.calls.slice(callsAtRestart).some((call) => lastUserOf(call.request) === plan.prompt!.user)).toBe(
+        false,
+      );
     } finally {
       await fake.stop();
     }

@@ -1,0 +1,79 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { QuarryError } from '../../store/errors.ts';
+import { hashToken, TOKEN_COOKIE } from '../auth.ts';
+import type { AppEnv, ServerDependencies } from '../server-env.ts';
+import { throwValidationError } from '../validation-hook.ts';
+import { errorResponses } from '../wire.ts';
+
+const tags = ['account'];
+const whoSchema = z.object({
+  user: z.object({ id: z.string(), name: z.string() }).nullable(),
+  auth: z.enum(['local', 'tokens']),
+});
+
+const signIn = createRoute({
+  method: 'post',
+  path: '/session',
+  tags,
+  summary: 'Sign in with an API token: sets an HttpOnly cookie for this browser session (the web UI)',
+  request: {
+    body: {
+      required: true,
+      content: { 'application/json': { schema: z.object({ token: z.string().min(1).max(200) }).strict() } },
+    },
+  },
+  responses: {
+    200: { description: 'Signed in', content: { 'application/json': { schema: whoSchema } } },
+    401: errorResponses[401],
+  },
+});
+
+const signOut = createRoute({
+  method: 'delete',
+  path: '/session',
+  tags,
+  summary: 'Sign out: clears the cookie',
+  responses: { 204: { description: 'Signed out' } },
+});
+
+const whoAmI = createRoute({
+  method: 'get',
+  path: '/me',
+  tags,
+  summary: 'Who the request acts as',
+  responses: {
+    200: { description: 'The user', content: { 'application/json': { schema: whoSchema } } },
+    401: errorResponses[401],
+  },
+});
+
+/** Sign-in and sign-out, reachable without a token (they are how a browser gets and drops one). */
+export function publicAccountRoutes(dependencies: ServerDependencies) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
+    .openapi(signIn, async (c) => {
+      if (dependencies.auth === 'local') return c.json({ user: null, auth: 'local' as const }, 200);
+      const { token } = c.req.valid('json');
+      const user = await dependencies.store.findUserByTokenHash(hashToken(token));
+      if (!user) throw new QuarryError('UNAUTHORIZED', 'The API token is not valid (or has expired, or was revoked).');
+      // A session cookie: gone when the browser closes; never readable by scripts; never sent cross-site.
+      setCookie(c, TOKEN_COOKIE, token, {
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        secure: new URL(c.req.url).protocol === 'https:',
+      });
+      return c.json({ user: { id: user.id, name: user.name }, auth: 'tokens' as const }, 200);
+    })
+    .openapi(signOut, (c) => {
+      deleteCookie(c, TOKEN_COOKIE, { path: '/' });
+      return c.body(null, 204);
+    });
+}
+
+/** `GET /api/auth/me`, behind authentication. */
+export function accountRoutes(dependencies: ServerDependencies) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError }).openapi(whoAmI, (c) =>
+    c.json({ user: c.get('user'), auth: dependencies.auth }, 200),
+  );
+}

@@ -1,0 +1,377 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { followEvents } from '../../service/follow-events.ts';
+import { listSessions } from '../../service/list-sessions.ts';
+import { forkSession, queueResume, stopSession } from '../../service/session-control.ts';
+import { exportSession, importSessionFile } from '../../service/session-export.ts';
+import {
+  deleteSession,
+  getSessionStep,
+  listSessionMessages,
+  listSessionSources,
+  listSessionSteps,
+  showSession,
+} from '../../service/session-queries.ts';
+import { updateSession } from '../../service/session-settings.ts';
+import { askSession, startResearch } from '../../service/start-research.ts';
+import { toWireEvent } from '../../shared/events.ts';
+import { isQuarryError, toErrorInfo } from '../../store/errors.ts';
+import type { AppEnv, ServerDependencies } from '../server-env.ts';
+import { throwValidationError } from '../validation-hook.ts';
+import {
+  createSessionBody,
+  deleteQuery,
+  errorResponses,
+  eventsQuery,
+  exportQuery,
+  forkBody,
+  idParams,
+  listQuery,
+  messageBody,
+  messageSchema,
+  messagesQuery,
+  resumeBody,
+  sessionDetailSchema,
+  sessionPageSchema,
+  sessionSummarySchema,
+  sourceSchema,
+  stepParams,
+  stepSchema,
+  stepsQuery,
+  updateSessionBody,
+} from '../wire.ts';
+import { messageWire, sessionDetail, sessionSummary, sourceWire, stepWire } from './to-wire.ts';
+
+const json = <Schema extends z.ZodType>(schema: Schema, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const body = <Schema extends z.ZodType>(schema: Schema) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+});
+const optionalBody = <Schema extends z.ZodType>(schema: Schema) => ({
+  required: false,
+  content: { 'application/json': { schema } },
+});
+const { 400: invalid, 403: forbidden, 404: notFound, 409: conflict, 413: tooLarge, 429: limited } = errorResponses;
+
+const tags = ['sessions'];
+
+const routes = {
+  list: createRoute({
+    method: 'get',
+    path: '/',
+    tags,
+    summary: 'Sessions, newest update first (metadata only)',
+    request: { query: listQuery },
+    responses: { 200: json(sessionPageSchema, 'A page of sessions'), 400: invalid },
+  }),
+  create: createRoute({
+    method: 'post',
+    path: '/',
+    tags,
+    summary: 'Create a research session; it starts at once unless start is false',
+    request: { body: body(createSessionBody) },
+    responses: {
+      201: json(sessionSummarySchema, 'The new session'),
+      200: json(sessionSummarySchema, 'The existing session with this externalId'),
+      400: invalid,
+      403: forbidden,
+      413: tooLarge,
+      429: limited,
+    },
+  }),
+  importFile: createRoute({
+    method: 'post',
+    path: '/import',
+    tags,
+    summary: 'Import a quarry-session (or legacy) JSON file; folders this server does not read are dropped',
+    request: { body: body(z.record(z.string(), z.unknown())) },
+    responses: {
+      201: json(sessionSummarySchema.extend({ droppedFolders: z.array(z.string()) }), 'The imported session'),
+      400: invalid,
+      413: tooLarge,
+    },
+  }),
+  show: createRoute({
+    method: 'get',
+    path: '/{id}',
+    tags,
+    summary:
+      'Everything about a session: settings, status, resume point, messages, runs, reports and claims, sources, forks',
+    request: { params: idParams },
+    responses: { 200: json(sessionDetailSchema, 'The session'), 404: notFound },
+  }),
+  update: createRoute({
+    method: 'patch',
+    path: '/{id}',
+    tags,
+    summary: 'Rename, or change settings (effective on the next resume; not while running)',
+    request: { params: idParams, body: body(updateSessionBody) },
+    responses: { 200: json(sessionSummarySchema, 'The session'), 400: invalid, 404: notFound, 409: conflict },
+  }),
+  remove: createRoute({
+    method: 'delete',
+    path: '/{id}',
+    tags,
+    summary: 'Delete; a running session needs force=true (it is stopped first)',
+    request: { params: idParams, query: deleteQuery },
+    responses: { 204: { description: 'Deleted' }, 404: notFound, 409: conflict },
+  }),
+  resume: createRoute({
+    method: 'post',
+    path: '/{id}/resume',
+    tags,
+    summary: 'Resume at the resume point, rewind in place (from), run again (force), or with more sources',
+    request: { params: idParams, body: optionalBody(resumeBody) },
+    responses: {
+      202: json(sessionSummarySchema, 'Queued'),
+      400: invalid,
+      403: forbidden,
+      404: notFound,
+      409: conflict,
+    },
+  }),
+  stop: createRoute({
+    method: 'post',
+    path: '/{id}/stop',
+    tags,
+    summary: 'Stop a queued or running session',
+    request: { params: idParams },
+    responses: {
+      202: json(z.object({ result: z.enum(['interrupted', 'requested', 'not-running']) }), 'Stopped or requested'),
+      404: notFound,
+    },
+  }),
+  fork: createRoute({
+    method: 'post',
+    path: '/{id}/fork',
+    tags,
+    summary: 'Fork before a step into a new session (run: true starts it)',
+    request: { params: idParams, body: optionalBody(forkBody) },
+    responses: { 201: json(sessionSummarySchema, 'The new session'), 404: notFound },
+  }),
+  postMessage: createRoute({
+    method: 'post',
+    path: '/{id}/messages',
+    tags,
+    summary: 'A follow-up question, or the answer to a waiting outline review',
+    request: { params: idParams, body: body(messageBody) },
+    responses: {
+      202: json(
+        z.union([
+          z.object({ kind: z.literal('answer'), accepted: z.literal(true), requestKey: z.string() }),
+          z.object({ kind: z.literal('follow-up'), runId: z.string(), message: messageSchema.nullable() }),
+        ]),
+        'Accepted',
+      ),
+      200: json(
+        z.object({ kind: z.literal('answer'), accepted: z.literal(false), requestKey: z.string() }),
+        'A duplicate or late answer, not applied',
+      ),
+      404: notFound,
+      409: conflict,
+      413: tooLarge,
+    },
+  }),
+  messages: createRoute({
+    method: 'get',
+    path: '/{id}/messages',
+    tags,
+    summary: 'The conversation',
+    request: { params: idParams, query: messagesQuery },
+    responses: { 200: json(z.object({ messages: z.array(messageSchema) }), 'Messages'), 404: notFound },
+  }),
+  steps: createRoute({
+    method: 'get',
+    path: '/{id}/steps',
+    tags,
+    summary: "The journal; include=prompts adds each step's input, prompt and output",
+    request: { params: idParams, query: stepsQuery },
+    responses: { 200: json(z.object({ steps: z.array(stepSchema) }), 'Steps'), 404: notFound },
+  }),
+  step: createRoute({
+    method: 'get',
+    path: '/{id}/steps/{runId}/{key}',
+    tags,
+    summary: 'One step with its input, prompt (also while it runs, or after it failed) and output',
+    request: { params: stepParams },
+    responses: { 200: json(stepSchema, 'The step'), 404: notFound },
+  }),
+  sources: createRoute({
+    method: 'get',
+    path: '/{id}/sources',
+    tags,
+    summary: 'Sources with citation numbers',
+    request: { params: idParams },
+    responses: { 200: json(z.object({ sources: z.array(sourceSchema) }), 'Sources'), 404: notFound },
+  }),
+  exportFile: createRoute({
+    method: 'get',
+    path: '/{id}/export',
+    tags,
+    summary: 'Export as md, html (self-contained, with a Content-Security-Policy), json or legacy-json',
+    request: { params: idParams, query: exportQuery },
+    responses: {
+      200: { description: 'The file: Markdown, a self-contained HTML page, or JSON' },
+      404: notFound,
+      409: conflict,
+    },
+  }),
+  events: createRoute({
+    method: 'get',
+    path: '/{id}/events',
+    tags,
+    summary:
+      'Server-Sent Events: `event` is the type, `id` the offset; Last-Event-ID or ?after= replays what was missed; an `error` event precedes a close on failure',
+    request: { params: idParams, query: eventsQuery },
+    responses: {
+      200: { description: 'A text/event-stream of the session’s events' },
+      404: notFound,
+    },
+  }),
+};
+
+/** `/api/sessions…`: every route calls a service function, the same ones the CLI calls. */
+export function sessionRoutes(dependencies: ServerDependencies) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
+    .openapi(routes.list, async (c) => {
+      const query = c.req.valid('query');
+      const page = await listSessions(c.get('context'), {
+        status: query.status,
+        search: query.q,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
+      return c.json({ sessions: page.sessions.map(sessionSummary), nextCursor: page.nextCursor }, 200);
+    })
+    .openapi(routes.create, async (c) => {
+      const request = c.req.valid('json');
+      const { session, created } = await startResearch(c.get('context'), request);
+      return created ? c.json(sessionSummary(session), 201) : c.json(sessionSummary(session), 200);
+    })
+    .openapi(routes.importFile, async (c) => {
+      const imported = await importSessionFile(c.get('context'), JSON.stringify(c.req.valid('json')));
+      return c.json({ ...sessionSummary(imported.session), droppedFolders: imported.droppedFolders }, 201);
+    })
+    .openapi(routes.show, async (c) =>
+      c.json(sessionDetail(await showSession(c.get('context'), c.req.valid('param').id)), 200),
+    )
+    .openapi(routes.update, async (c) => {
+      const session = await updateSession(c.get('context'), {
+        sessionId: c.req.valid('param').id,
+        ...c.req.valid('json'),
+      });
+      return c.json(sessionSummary(session), 200);
+    })
+    .openapi(routes.remove, async (c) => {
+      await deleteSession(c.get('context'), {
+        sessionId: c.req.valid('param').id,
+        force: c.req.valid('query').force === 'true',
+      });
+      return c.body(null, 204);
+    })
+    .openapi(routes.resume, async (c) => {
+      const session = await queueResume(c.get('context'), {
+        sessionId: c.req.valid('param').id,
+        ...c.req.valid('json'),
+      });
+      return c.json(sessionSummary(session), 202);
+    })
+    .openapi(routes.stop, async (c) =>
+      c.json({ result: await stopSession(c.get('context'), { sessionId: c.req.valid('param').id }) }, 202),
+    )
+    .openapi(routes.fork, async (c) => {
+      const context = c.get('context');
+      const request = c.req.valid('json');
+      const fork = await forkSession(context, {
+        sessionId: c.req.valid('param').id,
+        from: request.from,
+        title: request.title,
+        run: request.run,
+      });
+      return c.json(sessionSummary(fork), 201);
+    })
+    .openapi(routes.postMessage, async (c) => {
+      const result = await askSession(c.get('context'), {
+        sessionId: c.req.valid('param').id,
+        text: c.req.valid('json').content,
+      });
+      if (result.kind === 'answer') {
+        return result.accepted
+          ? c.json({ kind: 'answer' as const, accepted: true as const, requestKey: result.requestKey }, 202)
+          : c.json({ kind: 'answer' as const, accepted: false as const, requestKey: result.requestKey }, 200);
+      }
+      const message = result.message ? messageWire(result.message) : null;
+      return c.json({ kind: 'follow-up' as const, runId: result.run.id, message }, 202);
+    })
+    .openapi(routes.messages, async (c) => {
+      const messages = await listSessionMessages(c.get('context'), c.req.valid('param').id, c.req.valid('query'));
+      return c.json({ messages: messages.map(messageWire) }, 200);
+    })
+    .openapi(routes.steps, async (c) => {
+      const query = c.req.valid('query');
+      const detail = query.include === 'prompts';
+      const steps = await listSessionSteps(c.get('context'), c.req.valid('param').id, {
+        phase: query.phase,
+        includePrompts: detail,
+      });
+      return c.json({ steps: steps.map((step) => stepWire(step, detail)) }, 200);
+    })
+    .openapi(routes.step, async (c) => {
+      const { id, runId, key } = c.req.valid('param');
+      return c.json(stepWire(await getSessionStep(c.get('context'), { sessionId: id, runId, key }), true), 200);
+    })
+    .openapi(routes.sources, async (c) => {
+      const sources = await listSessionSources(c.get('context'), c.req.valid('param').id);
+      return c.json({ sources: sources.map(sourceWire) }, 200);
+    })
+    .openapi(routes.exportFile, async (c) => {
+      const file = await exportSession(c.get('context'), {
+        sessionId: c.req.valid('param').id,
+        format: c.req.valid('query').format,
+      });
+      return c.body(file.body, 200, {
+        'content-type': file.contentType,
+        'content-disposition': `attachment; filename="${file.filename}"`,
+        ...(file.contentSecurityPolicy ? { 'content-security-policy': file.contentSecurityPolicy } : {}),
+      });
+    })
+    .openapi(routes.events, async (c) => {
+      const context = c.get('context');
+      const sessionId = c.req.valid('param').id;
+      const lastEventId = Number(c.req.header('last-event-id'));
+      const start =
+        Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : (c.req.valid('query').after ?? 0);
+      await context.store.getSession(sessionId);
+      return streamSSE(c, async (stream) => {
+        const controller = new AbortController();
+        stream.onAbort(() => controller.abort());
+        const heartbeat = setInterval(
+          () => void stream.write(': heartbeat\n\n').catch(() => controller.abort()),
+          (dependencies.heartbeatSeconds ?? 15) * 1000,
+        );
+        try {
+          for await (const event of followEvents(context.store, sessionId, {
+            after: start,
+            signal: controller.signal,
+          })) {
+            await stream.writeSSE({
+              id: String(event.offset),
+              event: event.type,
+              data: JSON.stringify(toWireEvent(event)),
+            });
+          }
+        } catch (error) {
+          // The stream says why it ends; the client reconnects with Last-Event-ID and loses nothing.
+          if (!isQuarryError(error)) console.error(`quarry serve: the event stream of ${sessionId} failed`, error);
+          await stream.writeSSE({ event: 'error', data: JSON.stringify(toErrorInfo(error)) }).catch(() => undefined);
+        } finally {
+          clearInterval(heartbeat);
+        }
+      });
+    });
+}
+
+export type SessionRoutes = ReturnType<typeof sessionRoutes>;

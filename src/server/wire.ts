@@ -1,0 +1,321 @@
+import { z } from '@hono/zod-openapi';
+import { errorCodes } from '../store/errors.ts';
+import { sessionStatuses, stepKinds } from '../store/store.ts';
+
+/**
+ * The HTTP API's wire types, defined once as zod schemas: they validate requests, type the route
+ * handlers' responses, generate the OpenAPI document, and give the web UI its types (through
+ * Hono's typed client over the same routes).
+ */
+
+const iso = z.string().openapi({ format: 'date-time' });
+const noNul = (schema: z.ZodString) =>
+  schema.refine((text) => !text.includes('\u0000'), 'must not contain NUL characters');
+
+export const sessionIdSchema = noNul(z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'is not a session id'));
+export const idParams = z.object({ id: sessionIdSchema.openapi({ param: { name: 'id', in: 'path' } }) });
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+export const errorBodySchema = z
+  .object({
+    error: z.object({ code: z.enum(errorCodes), message: z.string(), field: z.string().optional() }),
+  })
+  .openapi('Error');
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: errorBodySchema } },
+});
+
+/** The error answers every route may give, by status. */
+export const errorResponses = {
+  400: errorResponse('Invalid input: `INVALID_INPUT`, naming the field'),
+  401: errorResponse('No valid token (`UNAUTHORIZED`)'),
+  403: errorResponse('Not allowed (`FORBIDDEN`)'),
+  404: errorResponse('Not found, or another user’s'),
+  409: errorResponse('Not in a state that allows it'),
+  413: errorResponse('Too large (`PAYLOAD_TOO_LARGE`)'),
+  415: errorResponse('State changes need `Content-Type: application/json`'),
+  429: errorResponse('Over a per-user limit (`RATE_LIMITED`)'),
+  503: errorResponse('The store is unavailable; retry'),
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Sessions
+
+export const progressSchema = z.object({
+  phase: z.string().nullable(),
+  completedSteps: z.number().int(),
+  knownSteps: z.number().int(),
+  resumePoint: z.string().nullable(),
+});
+
+export const sessionSummarySchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    question: z.string(),
+    status: z.enum(sessionStatuses),
+    createdAt: iso,
+    updatedAt: iso,
+    progress: progressSchema,
+    /** The session this one was forked from, when it is a fork. */
+    forkedFrom: z.string().nullable(),
+  })
+  .openapi('SessionSummary');
+
+export const messageSchema = z
+  .object({
+    id: z.string(),
+    seq: z.number().int(),
+    role: z.enum(['user', 'assistant', 'system']),
+    content: z.string(),
+    runId: z.string().nullable(),
+    phase: z.string().nullable(),
+    createdAt: iso,
+  })
+  .openapi('Message');
+
+export const sourceSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    title: z.string(),
+    citation: z.number().int().nullable(),
+    timesConsidered: z.number().int(),
+    timesSelected: z.number().int(),
+    metadata: z.record(z.string(), z.unknown()),
+    runId: z.string().nullable(),
+    createdAt: iso,
+  })
+  .openapi('Source');
+
+export const claimSchema = z
+  .object({
+    section: z.string(),
+    claim: z.string(),
+    citations: z.array(z.number().int()),
+    verdict: z.enum(['supported', 'unsupported', 'uncited']),
+    reason: z.string(),
+    /** `[n]` markers that named no source of the report: removed from its text, recorded here. */
+    unknownCitations: z.array(z.number().int()).optional(),
+  })
+  .openapi('Claim');
+
+export const researchStateSchema = z
+  .object({
+    aspects: z.object({ covered: z.array(z.string()), open: z.array(z.string()) }),
+    topics: z.object({ done: z.array(z.string()), irrelevant: z.array(z.string()) }),
+    preferences: z.array(z.string()),
+    findings: z.string(),
+    tokensPerSource: z.record(z.string(), z.number()),
+    /** True when the counts are estimates (four characters a token): no model read the sources. */
+    tokensEstimated: z.boolean(),
+  })
+  .openapi('ResearchState');
+
+export const reportVersionSchema = z.object({
+  version: z.number().int(),
+  runId: z.string(),
+  createdAt: iso,
+  report: z.string(),
+  claims: z.array(claimSchema),
+});
+
+export const errorInfoSchema = z.object({ code: z.enum(errorCodes), message: z.string() });
+
+export const sessionDetailSchema = sessionSummarySchema
+  .extend({
+    settings: z.record(z.string(), z.unknown()),
+    workflow: z.object({ name: z.string(), version: z.number().int() }),
+    error: errorInfoSchema.nullable(),
+    resumePoint: z.object({
+      nextStep: z.string().nullable(),
+      lastCompletedPhase: z.string().nullable(),
+      completedSteps: z.number().int(),
+      knownSteps: z.number().int(),
+    }),
+    pendingInput: z.object({ key: z.string(), payload: z.unknown() }).nullable(),
+    messages: z.array(messageSchema),
+    runs: z.array(
+      z.object({
+        id: z.string(),
+        number: z.number().int(),
+        kind: z.string(),
+        status: z.enum(['open', 'completed', 'failed']),
+        createdAt: iso,
+        endedAt: iso.nullable(),
+      }),
+    ),
+    report: z.object({ latest: z.string().nullable(), versions: z.array(reportVersionSchema) }),
+    sources: z.array(sourceSchema),
+    /** Sessions forked from this one. */
+    forks: z.array(z.object({ id: z.string(), title: z.string(), createdAt: iso })),
+    /** What the research keeps across runs: aspects covered and open, preferences, tokens per source. */
+    researchState: researchStateSchema.nullable(),
+  })
+  .openapi('SessionDetail');
+
+export const sessionPageSchema = z.object({
+  sessions: z.array(sessionSummarySchema),
+  nextCursor: z.string().nullable(),
+});
+
+export const usageSchema = z
+  .object({
+    model: z.string().optional(),
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    totalTokens: z.number().optional(),
+    costUsd: z.number().optional(),
+    latencyMs: z.number().optional(),
+  })
+  .nullable();
+
+export const promptSchema = z.object({ model: z.string().optional(), system: z.string().optional(), user: z.string() });
+
+export const stepSchema = z
+  .object({
+    runId: z.string(),
+    key: z.string(),
+    seq: z.number().int(),
+    phase: z.string().nullable(),
+    kind: z.enum(stepKinds),
+    status: z.enum(['running', 'completed', 'failed', 'superseded']),
+    attempts: z.number().int(),
+    startedAt: iso,
+    endedAt: iso.nullable(),
+    durationMs: z.number().nullable(),
+    usage: usageSchema,
+    error: errorInfoSchema.nullable(),
+    input: z.unknown().optional(),
+    prompt: promptSchema.nullable().optional(),
+    output: z.unknown().optional(),
+  })
+  .openapi('Step');
+
+// ---------------------------------------------------------------------------------------------
+// Request bodies and queries
+
+const title = noNul(z.string().trim().min(1).max(300));
+const stepRef = noNul(z.string().min(1).max(500));
+
+export const createSessionBody = z
+  .object({
+    question: noNul(z.string().trim().min(1).max(100_000)),
+    title: title.optional(),
+    settings: z.record(z.string(), z.unknown()).optional(),
+    docs: z
+      .array(noNul(z.string().min(1).max(4000)))
+      .max(20)
+      .optional()
+      .openapi({ description: 'Document folders: names of the server’s folders, or folders inside them' }),
+    search: z
+      .array(noNul(z.string().min(1).max(50)))
+      .max(10)
+      .optional(),
+    start: z.boolean().optional().openapi({ description: 'false: create it parked, to resume later' }),
+    externalId: noNul(z.string().min(1).max(200)).optional().openapi({
+      description: 'Your own id for it (a job id): creating again with the same one returns the same session',
+    }),
+  })
+  .strict();
+
+export const updateSessionBody = z
+  .object({
+    title: title.optional(),
+    settings: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: 'Settings to change (model, iterations…); effective on the next resume' }),
+  })
+  .strict();
+
+export const resumeBody = z
+  .object({
+    from: stepRef.optional(),
+    force: z.boolean().optional(),
+    docs: z
+      .array(noNul(z.string().min(1).max(4000)))
+      .max(20)
+      .optional(),
+    search: z
+      .array(noNul(z.string().min(1).max(50)))
+      .max(10)
+      .optional(),
+    replaceSources: z.boolean().optional(),
+  })
+  .strict();
+
+export const forkBody = z
+  .object({ from: stepRef.optional(), title: title.optional(), run: z.boolean().optional() })
+  .strict();
+export const messageBody = z.object({ role: z.literal('user'), content: noNul(z.string().max(1_000_000)) }).strict();
+
+export const listQuery = z.object({
+  status: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value.split(',') : undefined))
+    .pipe(z.array(z.enum(sessionStatuses)).optional()),
+  q: noNul(z.string().max(500)).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: noNul(z.string().max(1000)).optional(),
+});
+
+export const deleteQuery = z.object({ force: z.enum(['true', 'false']).optional() });
+export const messagesQuery = z.object({
+  runId: sessionIdSchema.optional(),
+  phase: noNul(z.string().max(100)).optional(),
+});
+export const stepsQuery = z.object({
+  phase: noNul(z.string().max(100)).optional(),
+  include: z.enum(['prompts']).optional(),
+});
+export const stepParams = idParams.extend({
+  runId: sessionIdSchema.openapi({ param: { name: 'runId', in: 'path' } }),
+  key: stepRef.openapi({ param: { name: 'key', in: 'path' }, description: 'The step key, URL-encoded once' }),
+});
+export const exportQuery = z.object({ format: z.enum(['md', 'html', 'json', 'legacy-json']).default('md') });
+export const eventsQuery = z.object({ after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() });
+
+export const capabilitiesSchema = z
+  .object({
+    version: z.string(),
+    analyst: z.object({
+      kind: z.enum(['llm', 'extractive']),
+      model: z.string().nullable(),
+      fastModel: z.string().nullable(),
+    }),
+    searchProviders: z.array(z.string()),
+    /** The document folders this server reads, by name. */
+    documentFolders: z.array(z.object({ name: z.string(), path: z.string() })),
+    defaultSearch: z.array(z.string()),
+    indexing: z.object({
+      state: z.enum(['idle', 'indexing', 'failed']),
+      done: z.number().int(),
+      total: z.number().int(),
+      error: z.string().nullable(),
+    }),
+    runner: z.boolean(),
+    auth: z.enum(['local', 'tokens']),
+    limits: z.object({
+      maxIterations: z.number().int(),
+      maxQueriesPerIteration: z.number().int(),
+      maxSourcesPerQuery: z.number().int(),
+      questionChars: z.number().int(),
+      activeRuns: z.number().int(),
+      bodyBytes: z.number().int(),
+    }),
+  })
+  .openapi('Capabilities');
+
+export type SessionSummaryWire = z.output<typeof sessionSummarySchema>;
+export type SessionDetailWire = z.output<typeof sessionDetailSchema>;
+export type StepWire = z.output<typeof stepSchema>;
+export type SourceWire = z.output<typeof sourceSchema>;
+export type MessageWire = z.output<typeof messageSchema>;
+export type CapabilitiesWire = z.output<typeof capabilitiesSchema>;
+export type ClaimWire = z.output<typeof claimSchema>;

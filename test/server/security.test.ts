@@ -1,0 +1,293 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { QuarryConfig } from '../../src/config/quarry-config.ts';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import { addToken, addUser, removeUser, revokeToken } from '../../src/service/users.ts';
+import { eventually, type StoreHarness, type TestDatabase } from '../../src/store/conformance/harness.ts';
+import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
+import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { testConfig } from '../support/test-config.ts';
+
+const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
+const QUESTION = 'How does tidal power generate electricity?';
+const SECRET = 'The vault under the old mill opens with the code 4711, and nobody else may know it.';
+
+interface Reply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+function describeSecurity(harness: StoreHarness, skipReason: string | null) {
+  describe.skipIf(skipReason !== null)(`server security on ${harness.name}`, () => {
+    let database: TestDatabase;
+    let server: RunningServer | undefined;
+    let home: string;
+    let root: string;
+    let secret: string;
+
+    beforeEach(async () => {
+      database = await harness.create();
+      home = mkdtempSync(join(tmpdir(), 'quarry-security-'));
+      root = join(home, 'docs');
+      secret = join(home, 'private');
+      cpSync(fixtures, root, { recursive: true });
+      mkdirSync(secret);
+      writeFileSync(
+        join(secret, 'memo.md'),
+        `# Private memo about tidal power\n\n${SECRET} Tidal power is our secret.\n`,
+      );
+      // A link inside the allowed folder that leads out of it.
+      symlinkSync(secret, join(root, 'escape'));
+    });
+    afterEach(async () => {
+      await server?.close();
+      server = undefined;
+      await database.destroy();
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    async function start(
+      options: {
+        host?: string;
+        limits?: Partial<QuarryConfig['server']['limits']>;
+        runner?: boolean;
+        env?: Record<string, string>;
+      } = {},
+    ) {
+      const config = testConfig({
+        QUARRY_DOCS: root,
+        QUARRY_HOST: options.host ?? '127.0.0.1',
+        QUARRY_PORT: '0',
+        ...options.env,
+      });
+      server = await startServer({
+        store: database.store,
+        config: { ...config, server: { ...config.server, limits: { ...config.server.limits, ...options.limits } } },
+        runner: options.runner ?? true,
+        heartbeatSeconds: 1,
+        log: () => undefined,
+      });
+      return server;
+    }
+
+    async function api(path: string, init: RequestInit & { token?: string } = {}): Promise<Reply> {
+      const headers = new Headers(init.headers);
+      if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+      if (init.body && !headers.has('content-type')) headers.set('content-type', 'application/json');
+      const response = await fetch(`http://127.0.0.1:${server!.port}${path}`, { ...init, headers });
+      const text = await response.text();
+      let body: any = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, body, headers: response.headers };
+    }
+
+    const post = (path: string, body: unknown, token?: string) =>
+      api(path, { method: 'POST', body: JSON.stringify(body), token });
+
+    async function completed(id: string, token?: string) {
+      await eventually(async () => (await api(`/api/sessions/${id}`, { token })).body.status === 'completed', 30_000);
+      return (await api(`/api/sessions/${id}`, { token })).body;
+    }
+
+    it('reads only the folders the operator allowed: create, settings, resume, import and links are refused', async () => {
+      const bob = (await addUser(database.store, { name: 'bob' })).token;
+      await start();
+      const forbidden = [
+        { question: QUESTION, docs: [secret] },
+        { question: QUESTION, docs: ['/etc'] },
+        { question: QUESTION, docs: [join(root, '..', 'private')] },
+        { question: QUESTION, docs: [join(root, 'escape')] },
+        { question: QUESTION, settings: { docs: [secret] } },
+      ];
+      for (const body of forbidden) {
+        const refused = await post('/api/sessions', body, bob);
+        expect(refused.status, JSON.stringify(body)).toBe(403);
+        expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('docs') });
+      }
+      expect((await api('/api/sessions', { token: bob })).body.sessions).toEqual([]);
+
+      // By name, or a folder inside it: allowed, and only that folder is searched.
+      const energy = await post('/api/sessions', { question: QUESTION, docs: [join(root, 'energy')] }, bob);
+      expect(energy.status).toBe(201);
+      const done = await completed(energy.body.id, bob);
+      expect(done.sources.length).toBeGreaterThan(0);
+      for (const source of done.sources) expect(decodeURIComponent(source.url)).toContain(`${root}/energy/`);
+      expect(done.report.latest).not.toContain('4711');
+
+      const resumed = await post(`/api/sessions/${energy.body.id}/resume`, { force: true, docs: [secret] }, bob);
+      expect(resumed.status).toBe(403);
+      expect((await api(`/api/sessions/${energy.body.id}`, { token: bob })).body.settings.docs).toEqual([
+        join(root, 'energy'),
+      ]);
+
+      // An imported session keeps only the allowed folders, and says which it dropped.
+      const exported = (await api(`/api/sessions/${energy.body.id}/export?format=json`, { token: bob })).body;
+      exported.session.id = 'imported-with-private-folders';
+      exported.session.settings.docs = [secret, '/', root];
+      const imported = await post('/api/sessions/import', exported, bob);
+      expect(imported.status).toBe(201);
+      expect(imported.body.droppedFolders).toEqual([secret, '/']);
+      const rerun = await post(`/api/sessions/${imported.body.id}/resume`, { force: true }, bob);
+      expect(rerun.status, JSON.stringify(rerun.body)).toBe(202);
+      const after = await completed(imported.body.id, bob);
+      expect(after.settings.docs).toEqual([root]);
+      expect(JSON.stringify(after)).not.toContain('4711');
+    });
+
+    it('fails closed beyond loopback: no users, a removed user, a revoked or expired token get 401', async () => {
+      const alice = await addUser(database.store, { name: 'alice' });
+      const second = await addToken(database.store, { name: 'alice', label: 'laptop' });
+      const expired = await addToken(database.store, { name: 'alice', expiresIn: '1s' });
+      await start({ host: '0.0.0.0' });
+      expect((await api('/api/sessions', { token: alice.token })).status).toBe(200);
+      expect((await api('/api/sessions', { token: second.token })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await api('/api/sessions', { token: expired.token })).status).toBe(401);
+      await revokeToken(database.store, second.record.id);
+      expect((await api('/api/sessions', { token: second.token })).status).toBe(401);
+      expect((await api('/api/sessions', { token: alice.token })).status).toBe(200);
+      await removeUser(database.store, 'alice');
+      // No users left: nobody gets in, never everybody.
+      for (const path of ['/api/sessions', '/api/capabilities', '/v1/models', '/api/auth/me']) {
+        expect((await api(path)).status, path).toBe(401);
+        expect((await api(path, { token: alice.token })).status, path).toBe(401);
+      }
+      expect((await post('/api/sessions', { question: QUESTION })).status).toBe(401);
+      expect((await database.store.listSessions()).sessions).toEqual([]);
+    });
+
+    it('refuses a foreign Host, a cross-site Origin and text/plain bodies; its own pages still work', async () => {
+      await start();
+      const port = server!.port;
+      // (fetch never lets a caller set Host; a plain HTTP request does, as a rebinding page's does.)
+      const foreign = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: '/api/sessions', headers: { host: `evil.example:${port}` } },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+      expect(foreign.status).toBe(403);
+      expect(JSON.parse(foreign.body).error.code).toBe('FORBIDDEN');
+      const crossSite = await api('/api/sessions', {
+        method: 'POST',
+        headers: { origin: 'https://evil.example' },
+        body: JSON.stringify({ question: QUESTION }),
+      });
+      expect(crossSite).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
+      const plain = await api('/api/sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ question: QUESTION }),
+      });
+      expect(plain).toMatchObject({ status: 415, body: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } } });
+      expect((await api('/api/sessions')).body.sessions).toEqual([]);
+      // The web UI's own requests: same origin, JSON.
+      const own = await api('/api/sessions', {
+        method: 'POST',
+        headers: { origin: `http://127.0.0.1:${port}` },
+        body: JSON.stringify({ question: QUESTION }),
+      });
+      expect(own.status).toBe(201);
+      expect((await api('/api/capabilities', { headers: { origin: `http://127.0.0.1:${port}` } })).status).toBe(200);
+    });
+
+    it('keeps two OpenAI-endpoint chats with the same first message apart', async () => {
+      await start();
+      const chat = (messages: { role: string; content: string }[]) =>
+        post('/v1/chat/completions', { model: 'quarry', messages });
+      const first = await chat([{ role: 'user', content: QUESTION }]);
+      const second = await chat([{ role: 'user', content: QUESTION }]);
+      const [a, b] = [first, second].map((reply) => reply.headers.get('x-quarry-session-id'));
+      expect(a).not.toBe(b);
+      const report = first.body.choices[0].message.content as string;
+      // Chat A continues; then chat B continues with its own question: B's session is not A's.
+      const continuedA = await chat([
+        { role: 'user', content: QUESTION },
+        { role: 'assistant', content: report },
+        { role: 'user', content: 'When did the La Rance station open?' },
+      ]);
+      const continuedB = await chat([
+        { role: 'user', content: QUESTION },
+        { role: 'assistant', content: second.body.choices[0].message.content },
+        { role: 'user', content: 'Where is the Pentland Firth?' },
+      ]);
+      const sessionA = continuedA.headers.get('x-quarry-session-id');
+      const sessionB = continuedB.headers.get('x-quarry-session-id');
+      expect(new Set([sessionA, sessionB])).toEqual(new Set([a, b]));
+      const questionsOf = async (id: string | null) =>
+        (await api(`/api/sessions/${id}/messages`)).body.messages
+          .filter((message: { role: string }) => message.role === 'user')
+          .map((message: { content: string }) => message.content);
+      expect(await questionsOf(sessionA)).toEqual([QUESTION, 'When did the La Rance station open?']);
+      expect(await questionsOf(sessionB)).toEqual([QUESTION, 'Where is the Pentland Firth?']);
+      // chat_id names a conversation outright.
+      const named = await post('/v1/chat/completions', {
+        model: 'quarry',
+        chat_id: 'team-chat-1',
+        messages: [{ role: 'user', content: QUESTION }],
+      });
+      expect(named.headers.get('x-quarry-session-id')).not.toBe(a);
+      expect(named.headers.get('x-quarry-session-id')).not.toBe(b);
+    });
+
+    it('limits question size, active runs and sessions per user with 413 and 429, storing nothing', async () => {
+      await start({ runner: false, limits: { questionChars: 100, activeRuns: 1, sessions: 2 } });
+      const long = await post('/api/sessions', { question: `${'Why '.repeat(30)}?` });
+      expect(long).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
+      const first = await post('/api/sessions', { question: QUESTION });
+      expect(first.status, JSON.stringify(first.body)).toBe(201);
+      const busy = await post('/api/sessions', { question: QUESTION });
+      expect(busy).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED' } } });
+      expect(busy.headers.get('retry-after')).toMatch(/^\d+$/);
+      const parked = await post('/api/sessions', { question: QUESTION, start: false });
+      expect(parked.status).toBe(201);
+      const full = await post('/api/sessions', { question: QUESTION, start: false });
+      expect(full).toMatchObject({
+        status: 429,
+        body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('limit is 2') } },
+      });
+      const fork = await post(`/api/sessions/${parked.body.id}/fork`, {});
+      expect(fork.status).toBe(429);
+      expect((await api('/api/sessions')).body.sessions).toHaveLength(2);
+    });
+
+    it('indexes folders in the background: creating returns at once, the run reports indexing progress', async () => {
+      const big = join(root, 'generated');
+      mkdirSync(big);
+      for (let index = 0; index < 600; index++)
+        writeFileSync(
+          join(big, `page-${index}.html`),
+          `<html><head><title>Page ${index}</title></head><body><h1>Page ${index}</h1><p>Tidal turbines number ${index} turn slowly in the estuary, and this page describes them at length.</p></body></html>`,
+        );
+      await start();
+      const created = await post('/api/sessions', { question: QUESTION });
+      expect(created.status).toBe(201);
+      expect(created.body.status).toBe('queued');
+      await completed(created.body.id);
+      const events = (await database.store.readEvents(created.body.id)).filter(
+        (event) => event.type === 'index-progress',
+      );
+      expect(events.length).toBeGreaterThan(0);
+      expect(events.at(-1)!.data).toMatchObject({ folder: root });
+      expect((await api('/healthz')).status).toBe(200);
+    });
+  });
+}
+
+describeSecurity(sqliteHarness, null);
+describeSecurity(postgresHarness, postgresSkipReason());
