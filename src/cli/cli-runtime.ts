@@ -1,45 +1,59 @@
-import { Runner } from '../engine/runner.ts';
-import type { WorkflowRegistry } from '../engine/workflow.ts';
-import { createWorkflowRegistry } from '../service/research-runtime.ts';
-import { LOCAL_OWNER, type ServiceContext } from '../service/service-context.ts';
+import { type ConfigFlags, type QuarryConfig, resolveConfig } from '../config/quarry-config.ts';
+import { type LocalContext, localServiceContext } from '../service/local-context.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
-import { loadCliDefaults, type CliDefaults } from './cli-config.ts';
 import type { ProgressMode } from './progress.ts';
 
-/** What commands share: global options, defaults, and the store and runner, opened on first use. */
+export type CliContext = LocalContext & { admin: Store };
+
+/**
+ * What commands share: global options, the configuration (resolved once, with the command's own
+ * flags), and the store and runner, opened on first use. The CLI acts for the local user on their
+ * own machine: it reads any folder and indexes in the foreground.
+ */
 export class CliRuntime {
   json = false;
   db: string | undefined;
-  readonly env: NodeJS.ProcessEnv;
+  private readonly env: NodeJS.ProcessEnv;
+  private resolved: QuarryConfig | null = null;
   private store: Store | null = null;
-  private workflows: WorkflowRegistry | null = null;
-  private runner: Runner | null = null;
-  private cachedDefaults: CliDefaults | null = null;
+  private context: CliContext | null = null;
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.env = env;
   }
 
-  get defaults(): CliDefaults {
-    this.cachedDefaults ??= loadCliDefaults(this.env);
-    return this.cachedDefaults;
+  /** The configuration: the command's flags, then the environment, the config file and defaults. */
+  config(flags: ConfigFlags = {}): QuarryConfig {
+    this.resolved ??= resolveConfig({ env: this.env, flags: { ...flags, db: this.db ?? flags.db } });
+    return this.resolved;
   }
 
   get progressMode(): ProgressMode {
     return this.json ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
   }
 
-  async open(): Promise<ServiceContext & { env: NodeJS.ProcessEnv; runner: Runner; workflows: WorkflowRegistry }> {
-    this.store ??= await openStore({ db: this.db ?? this.defaults.db, env: this.env });
-    this.workflows ??= createWorkflowRegistry(this.store, this.env);
-    this.runner ??= new Runner({ store: this.store, workflows: this.workflows, workerId: `cli:${process.pid}` });
-    return { store: this.store, ownerId: LOCAL_OWNER, env: this.env, runner: this.runner, workflows: this.workflows };
+  async open(flags: ConfigFlags = {}): Promise<CliContext> {
+    if (this.context) return this.context;
+    const config = this.config(flags);
+    this.store ??= await openStore({
+      db: config.db,
+      retry: {
+        onRetry: ({ delayMs, error }) =>
+          console.error(`quarry: ${error.message} Trying again in ${Math.ceil(delayMs / 1000)} s…`),
+      },
+    });
+    this.context = {
+      ...localServiceContext(this.store, config, { workerId: `cli:${process.pid}` }),
+      admin: this.store,
+    };
+    return this.context;
   }
 
   async close(): Promise<void> {
-    await this.runner?.shutdown();
+    await this.context?.runner.shutdown();
     await this.store?.close();
     this.store = null;
+    this.context = null;
   }
 }

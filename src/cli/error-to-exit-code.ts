@@ -1,4 +1,4 @@
-import { isQuarryError } from '../store/errors.ts';
+import { type ErrorCode, isQuarryError } from '../store/errors.ts';
 
 /** Exit codes, in one place. */
 export const exitCodes = {
@@ -11,26 +11,43 @@ export const exitCodes = {
   interrupted: 130,
 } as const;
 
-export function errorToExitCode(error: unknown): number {
-  if (!isQuarryError(error)) return exitCodes.unexpected;
-  switch (error.code) {
-    case 'INVALID_INPUT':
-    case 'PAYLOAD_TOO_LARGE':
-      return exitCodes.usage;
-    case 'SESSION_NOT_FOUND':
-    case 'STEP_NOT_FOUND':
-    case 'RUN_NOT_FOUND':
-    case 'USER_NOT_FOUND':
-    case 'WORKFLOW_NOT_FOUND':
-      return exitCodes.notFound;
-    case 'SESSION_ALREADY_RUNNING':
-    case 'SESSION_COMPLETED':
-    case 'SESSION_NOT_WAITING':
-    case 'SESSION_WAITING':
-    case 'WORKFLOW_VERSION_MISMATCH':
-    case 'CONFLICT':
-      return exitCodes.conflict;
-    default:
-      return exitCodes.unexpected;
-  }
+export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
+
+/** The exit code of every error code; a new code does not compile until it is here. */
+const exitCodeOf: Record<ErrorCode, ExitCode> = {
+  INVALID_INPUT: exitCodes.usage,
+  PAYLOAD_TOO_LARGE: exitCodes.usage,
+  UNSUPPORTED_MEDIA_TYPE: exitCodes.usage,
+  MODEL_NOT_CONFIGURED: exitCodes.usage,
+  UNAUTHORIZED: exitCodes.usage,
+  FORBIDDEN: exitCodes.usage,
+  RATE_LIMITED: exitCodes.conflict,
+  NOT_FOUND: exitCodes.notFound,
+  SESSION_NOT_FOUND: exitCodes.notFound,
+  STEP_NOT_FOUND: exitCodes.notFound,
+  RUN_NOT_FOUND: exitCodes.notFound,
+  USER_NOT_FOUND: exitCodes.notFound,
+  TOKEN_NOT_FOUND: exitCodes.notFound,
+  WORKFLOW_NOT_FOUND: exitCodes.notFound,
+  SESSION_ALREADY_RUNNING: exitCodes.conflict,
+  SESSION_COMPLETED: exitCodes.conflict,
+  SESSION_NOT_WAITING: exitCodes.conflict,
+  SESSION_WAITING: exitCodes.conflict,
+  WORKFLOW_VERSION_MISMATCH: exitCodes.conflict,
+  CONFLICT: exitCodes.conflict,
+  LEASE_LOST: exitCodes.conflict,
+  INTERRUPTED: exitCodes.interrupted,
+  DUPLICATE_STEP_KEY: exitCodes.unexpected,
+  STEP_ATTEMPTS_EXCEEDED: exitCodes.unexpected,
+  STEP_FAILED: exitCodes.unexpected,
+  CLAIM_LIMIT: exitCodes.unexpected,
+  STORE_BUSY: exitCodes.unexpected,
+  STORE_UNAVAILABLE: exitCodes.unexpected,
+  STORE_CORRUPT: exitCodes.unexpected,
+  SCHEMA_TOO_NEW: exitCodes.unexpected,
+  INTERNAL: exitCodes.unexpected,
+};
+
+export function errorToExitCode(error: unknown): ExitCode {
+  return isQuarryError(error) ? exitCodeOf[error.code] : exitCodes.unexpected;
 }

@@ -10,11 +10,21 @@ import { Progress } from './progress.ts';
  * interrupted. Ctrl-C (or SIGTERM) stops it cleanly and prints the command that resumes it; a
  * second Ctrl-C exits at once (the journal is consistent either way). Returns the exit code.
  */
-export async function runInForeground(runtime: CliRuntime, sessionId: string, options: RunSessionOptions = {}): Promise<number> {
+export async function runInForeground(
+  runtime: CliRuntime,
+  sessionId: string,
+  options: RunSessionOptions = {},
+): Promise<number> {
   const context = await runtime.open();
   const session = await context.store.getSession(sessionId);
   const short = shortId(sessionId);
-  const progress = new Progress(context.store, sessionId, runtime.progressMode, undefined, runtime.json ? 0 : session.lastEventOffset);
+  const progress = new Progress(
+    context.store,
+    sessionId,
+    runtime.progressMode,
+    undefined,
+    runtime.json ? 0 : session.lastEventOffset,
+  );
   if (runtime.json) printJson({ type: 'session', sessionId, title: session.title });
   else console.log(`Session ${short}: ${session.title}`);
   progress.start();
@@ -22,7 +32,10 @@ export async function runInForeground(runtime: CliRuntime, sessionId: string, op
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts += 1;
     if (interrupts > 1) process.exit(exitCodes.interrupted);
-    if (!runtime.json) process.stderr.write(`\n${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping cleanly (press Ctrl-C again to quit at once)…\n`);
+    if (!runtime.json)
+      process.stderr.write(
+        `\n${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping cleanly (press Ctrl-C again to quit at once)…\n`,
+      );
     context.runner.stopSession(sessionId, signal === 'SIGINT' ? 'interrupted from the keyboard' : `received ${signal}`);
   };
   process.on('SIGINT', onSignal);
@@ -41,7 +54,16 @@ export async function runInForeground(runtime: CliRuntime, sessionId: string, op
 function report(runtime: CliRuntime, sessionId: string, result: ActivationResult): number {
   const short = shortId(sessionId);
   const output = result.output as ResearchOutput | undefined;
-  if (runtime.json) printJson({ type: 'result', sessionId, status: result.status, error: result.error ?? null, report: output?.report ?? null, answer: output?.answer ?? null, waitingFor: result.waitingFor ?? null });
+  if (runtime.json)
+    printJson({
+      type: 'result',
+      sessionId,
+      status: result.status,
+      error: result.error ?? null,
+      report: output?.report ?? null,
+      answer: output?.answer ?? null,
+      waitingFor: result.waitingFor ?? null,
+    });
   switch (result.status) {
     case 'completed':
       if (!runtime.json) {
@@ -50,16 +72,25 @@ function report(runtime: CliRuntime, sessionId: string, result: ActivationResult
       }
       return exitCodes.completed;
     case 'waiting':
-      if (!runtime.json) console.log(`\nSession ${short} waits for your review of the outline (${result.waitingFor}). Approve it: quarry ask ${short} approve — or send feedback: quarry ask ${short} "<what to change>"`);
+      if (!runtime.json)
+        console.log(
+          `\nSession ${short} waits for your review of the outline (${result.waitingFor}). Approve it: quarry ask ${short} approve — or send feedback: quarry ask ${short} "<what to change>"`,
+        );
       return exitCodes.waiting;
     case 'interrupted':
       if (!runtime.json) console.log(`\nStopped. Nothing completed is lost. Resume with: quarry resume ${short}`);
       return exitCodes.interrupted;
     case 'lease-lost':
-      if (!runtime.json) console.log(`\nAnother worker took over session ${short}; it continues there. Watch it with: quarry show ${short}`);
+      if (!runtime.json)
+        console.log(
+          `\nAnother worker took over session ${short}; it continues there. Watch it with: quarry show ${short}`,
+        );
       return exitCodes.conflict;
     default:
-      if (!runtime.json) console.error(`\nSession ${short} failed: ${result.error?.message ?? 'unknown error'}\nFix the cause, then resume it (the failed step is retried): quarry resume ${short}`);
+      if (!runtime.json)
+        console.error(
+          `\nSession ${short} failed: ${result.error?.message ?? 'unknown error'}\nFix the cause, then resume it (the failed step is retried): quarry resume ${short}`,
+        );
       return exitCodes.unexpected;
   }
 }

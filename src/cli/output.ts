@@ -31,7 +31,9 @@ function truncate(text: string, width: number): string {
 export function formatTable(header: string[], rows: string[][], maxWidths: number[] = []): string {
   const all = [header, ...rows].map((row) => row.map((cell, index) => truncate(cell, maxWidths[index] ?? 80)));
   const widths = header.map((_, index) => Math.max(...all.map((row) => row[index]!.length)));
-  return all.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  ')).join('\n');
+  return all
+    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  '))
+    .join('\n');
 }
 
 /** JSON for `--json`: one object per line. */

@@ -1,10 +1,16 @@
 import { invalidInput } from '../store/errors.ts';
 
 /** A whole number within bounds, or `INVALID_INPUT` naming the flag. */
-export function parseWholeNumber(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+export function parseWholeNumber(
+  value: string | undefined,
+  flag: string,
+  min: number,
+  max: number,
+): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) throw invalidInput(flag, `must be a whole number from ${min} to ${max}, not "${value}"`);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw invalidInput(flag, `must be a whole number from ${min} to ${max}, not "${value}"`);
   return number;
 }
 

@@ -1,5 +1,7 @@
 import { followEvents } from '../service/follow-events.ts';
-import type { StoredEvent, Store } from '../store/store.ts';
+import { type StoredEvent, toWireEvent } from '../shared/events.ts';
+import { unreachable } from '../shared/unreachable.ts';
+import type { OwnerStore } from '../store/owner-store.ts';
 
 export type ProgressMode = 'tty' | 'plain' | 'json';
 
@@ -19,34 +21,53 @@ function elapsed(startedAt: number): string {
 }
 
 function plainLine(event: StoredEvent, startedAt: number): string | null {
-  const data = (event.data ?? {}) as Record<string, unknown>;
   const at = `[${elapsed(startedAt)}]`;
   switch (event.type) {
     case 'run-start':
-      return `${at} run-start run ${data.number}${data.resumeAt ? `, resuming at ${data.resumeAt}` : ''}`;
+      return `${at} run-start run ${event.data.number}${event.data.resumeAt ? `, resuming at ${event.data.resumeAt}` : ''}`;
     case 'phase-start':
-      return `${at} phase-start ${data.phase}`;
+      return `${at} phase-start ${event.data.phase}`;
     case 'step-start':
-      return `${at} step-start ${data.key}${Number(data.attempt) > 1 ? ` (attempt ${data.attempt})` : ''}`;
+      return `${at} step-start ${event.data.key}${event.data.attempt > 1 ? ` (attempt ${event.data.attempt})` : ''}`;
     case 'step-end': {
-      const usage = data.usage as { inputTokens?: number; outputTokens?: number } | null;
+      const { usage, durationMs } = event.data;
       const tokens = usage ? `, ${(usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)} tokens` : '';
-      return `${at} step-end ${data.key} ${data.status}${data.durationMs !== undefined ? ` in ${data.durationMs} ms` : ''}${tokens}`;
+      return `${at} step-end ${event.data.key} ${event.data.status}${durationMs !== undefined ? ` in ${durationMs} ms` : ''}${tokens}`;
     }
+    case 'step-retry':
+      return `${at} step-retry ${event.data.error.code}: waiting ${Math.round(event.data.delayMs / 1000)} s (${event.data.error.message})`;
     case 'source-found':
-      return `${at} source-found ${data.title} <${data.url}>`;
+      return `${at} source-found ${event.data.title} <${event.data.url}>`;
+    case 'index-progress':
+      return `${at} index-progress ${event.data.done}/${event.data.total} files of ${event.data.folder}`;
+    case 'notes-take': {
+      const unverified = event.data.unverified
+        ? ` (${event.data.unverified} with quotes not in the source, never cited)`
+        : '';
+      return `${at} notes-take ${event.data.count} from ${event.data.title}${unverified}`;
+    }
+    case 'findings-update':
+      return `${at} findings-update iteration ${event.data.iteration}: ${event.data.summary.slice(0, 160)}`;
     case 'input-request':
-      return `${at} input-request ${data.key}`;
+      return `${at} input-request ${event.data.key}`;
+    case 'input-receive':
+      return `${at} input-receive ${event.data.key}`;
     case 'run-end':
-      return `${at} run-end ${data.status}${data.reason ? ` (${data.reason})` : ''}`;
+      return `${at} run-end ${event.data.status}${event.data.reason ? ` (${event.data.reason})` : ''}`;
     case 'run-error':
-      return `${at} run-error ${data.code}: ${data.message}`;
+      return `${at} run-error ${event.data.code}: ${event.data.message}`;
+    case 'run-rewind':
+      return `${at} run-rewind from ${event.data.step}`;
     case 'claim-flag':
-      return `${at} claim-flag "${String(data.claim).slice(0, 80)}"`;
+      return `${at} claim-flag ${event.data.verdict} "${event.data.claim.slice(0, 80)}"`;
     case 'report-delta':
       return null;
-    default:
+    case 'session-create':
+    case 'session-fork':
+    case 'session-import':
       return `${at} ${event.type}`;
+    default:
+      return unreachable(event);
   }
 }
 
@@ -66,7 +87,7 @@ export class Progress {
   private statusShown = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<OwnerStore, 'readEvents' | 'subscribe' | 'getSession'>,
     private readonly sessionId: string,
     private readonly mode: ProgressMode,
     private readonly write: (text: string) => void = (text) => process.stdout.write(text),
@@ -81,14 +102,20 @@ export class Progress {
       this.timer.unref();
     }
     this.following = (async () => {
-      for await (const event of followEvents(this.store, this.sessionId, { after: this.offset, signal: this.controller.signal, pollMs: 500 })) this.show(event);
+      for await (const event of followEvents(this.store, this.sessionId, {
+        after: this.offset,
+        signal: this.controller.signal,
+        pollMs: 500,
+      }))
+        this.show(event);
     })().catch(() => undefined);
   }
 
   /** Shows every event committed so far, then stops following. */
   async stop(): Promise<void> {
     const { lastEventOffset } = await this.store.getSession(this.sessionId).catch(() => ({ lastEventOffset: 0 }));
-    for (let wait = 0; this.offset < lastEventOffset && wait < 100; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let wait = 0; this.offset < lastEventOffset && wait < 100; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     this.controller.abort();
     await this.following;
     if (this.timer) clearInterval(this.timer);
@@ -99,7 +126,7 @@ export class Progress {
     this.offset = Math.max(this.offset, event.offset);
     this.count(event);
     if (this.mode === 'json') {
-      this.write(`${JSON.stringify({ sessionId: event.sessionId, offset: event.offset, type: event.type, data: event.data, createdAt: new Date(event.createdAt).toISOString() })}\n`);
+      this.write(`${JSON.stringify({ sessionId: event.sessionId, ...toWireEvent(event) })}\n`);
       return;
     }
     const line = plainLine(event, this.startedAt);
@@ -108,7 +135,10 @@ export class Progress {
       return;
     }
     // On a terminal only milestones stay on screen; the rest lives in the status line.
-    if (['phase-start', 'run-start', 'run-end', 'run-error', 'input-request', 'claim-flag'].includes(event.type) && line) {
+    if (
+      ['phase-start', 'run-start', 'run-end', 'run-error', 'input-request', 'claim-flag'].includes(event.type) &&
+      line
+    ) {
       this.clearStatus();
       this.write(`${line}\n`);
     }
@@ -116,13 +146,12 @@ export class Progress {
   }
 
   private count(event: StoredEvent): void {
-    const data = (event.data ?? {}) as Record<string, unknown>;
-    if (event.type === 'phase-start') this.tally.phase = String(data.phase);
-    if (event.type === 'step-start') this.tally.current = String(data.key);
+    if (event.type === 'phase-start') this.tally.phase = event.data.phase;
+    if (event.type === 'step-start') this.tally.current = event.data.key;
     if (event.type === 'source-found') this.tally.sources += 1;
-    if (event.type === 'step-end' && data.status === 'completed') {
+    if (event.type === 'step-end' && event.data.status === 'completed') {
       this.tally.steps += 1;
-      const usage = data.usage as { inputTokens?: number; outputTokens?: number } | null;
+      const usage = event.data.usage;
       this.tally.tokens += (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
     }
   }

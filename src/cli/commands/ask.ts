@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { askSession } from '../../service/start-research.ts';
 import { resolveSessionId } from '../../service/session-queries.ts';
+import { askSession } from '../../service/start-research.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
 import { printJson, shortId } from '../output.ts';

@@ -16,7 +16,10 @@ export function registerFork(program: Command, runtime: CliRuntime, setExitCode:
       const context = await runtime.open();
       const fork = await forkSession(context, { sessionId: await resolveSessionId(context, id), from: options.from });
       if (runtime.json) printJson({ type: 'fork', sessionId: fork.id, from: id });
-      else console.log(`Forked into session ${fork.id}.${options.run ? '' : ` Run it with: quarry resume ${shortId(fork.id)}`}`);
+      else
+        console.log(
+          `Forked into session ${fork.id}.${options.run ? '' : ` Run it with: quarry resume ${shortId(fork.id)}`}`,
+        );
       if (options.run) setExitCode(await runInForeground(runtime, fork.id));
     });
 }

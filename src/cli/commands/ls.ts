@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { sessionStatuses, type SessionStatus } from '../../store/store.ts';
-import { invalidInput } from '../../store/errors.ts';
 import { listSessions } from '../../service/list-sessions.ts';
+import { invalidInput } from '../../store/errors.ts';
+import { type SessionStatus, sessionStatuses } from '../../store/store.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { formatTable, printJson, progressText, relativeTime, shortId } from '../output.ts';
 
@@ -19,7 +19,8 @@ function parseStatuses(value: string | undefined): SessionStatus[] | undefined {
 function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidInput('--limit', 'must be a whole number from 1 to 500');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    throw invalidInput('--limit', 'must be a whole number from 1 to 500');
   return limit;
 }
 
@@ -32,7 +33,11 @@ export function registerLs(program: Command, runtime: CliRuntime): void {
     .option('--limit <n>', 'how many to show (1-500)', '50')
     .action(async (options: { status?: string; search?: string; limit?: string }) => {
       const context = await runtime.open();
-      const page = await listSessions(context, { status: parseStatuses(options.status), search: options.search, limit: parseLimit(options.limit) });
+      const page = await listSessions(context, {
+        status: parseStatuses(options.status),
+        search: options.search,
+        limit: parseLimit(options.limit),
+      });
       if (runtime.json) {
         for (const session of page.sessions) printJson(session);
         return;

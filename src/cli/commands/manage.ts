@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { stopSession } from '../../service/session-control.ts';
-import { deleteSession, parseDuration, renameSession, resolveSessionId } from '../../service/session-queries.ts';
+import { collectGarbage, deleteSession, renameSession, resolveSessionId } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { exitCodes } from '../error-to-exit-code.ts';
 import { printJson, shortId } from '../output.ts';
@@ -32,20 +32,24 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
 
   program
     .command('rm')
-    .description('delete sessions and everything they hold (a running one is stopped first)')
+    .description('delete sessions and everything they hold (a running one only with --force, which stops it first)')
     .argument('<ids...>', 'session ids or unique prefixes')
     .option('-y, --yes', 'do not ask for confirmation')
-    .action(async (ids: string[], options: { yes?: boolean }) => {
+    .option('--force', 'delete running sessions too, stopping them first')
+    .action(async (ids: string[], options: { yes?: boolean; force?: boolean }) => {
       const context = await runtime.open();
       const resolved = [];
       for (const id of ids) resolved.push(await resolveSessionId(context, id));
-      if (!options.yes && !(await confirm(`Delete ${resolved.length} session(s): ${resolved.map(shortId).join(', ')}?`))) {
+      if (
+        !options.yes &&
+        !(await confirm(`Delete ${resolved.length} session(s): ${resolved.map(shortId).join(', ')}?`))
+      ) {
         console.error('Nothing deleted. Pass --yes to delete without asking.');
         setExitCode(exitCodes.usage);
         return;
       }
       for (const sessionId of resolved) {
-        await deleteSession(context, { sessionId });
+        await deleteSession(context, { sessionId, force: options.force });
         if (runtime.json) printJson({ type: 'deleted', sessionId });
         else console.log(`Deleted ${sessionId}`);
       }
@@ -60,17 +64,41 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
       const sessionId = await resolveSessionId(context, id);
       const result = await stopSession(context, { sessionId });
       if (runtime.json) printJson({ type: 'stop', sessionId, result });
-      else console.log(result === 'not-running' ? `Session ${shortId(sessionId)} is not running.` : result === 'requested' ? `Asked the worker running ${shortId(sessionId)} to stop; it stops within seconds.` : `Stopped ${shortId(sessionId)}.`);
+      else
+        console.log(
+          result === 'not-running'
+            ? `Session ${shortId(sessionId)} is not running.`
+            : result === 'requested'
+              ? `Asked the worker running ${shortId(sessionId)} to stop; it stops within seconds.`
+              : `Stopped ${shortId(sessionId)}.`,
+        );
     });
 
   program
     .command('gc')
-    .description('delete finished sessions (completed, failed, interrupted) not updated for a while')
+    .description(
+      'delete finished sessions (completed and failed; interrupted ones only when asked) not updated for a while',
+    )
     .option('--older-than <duration>', 'age, like 30d, 12h or 45m', '30d')
-    .action(async (options: { olderThan: string }) => {
+    .option('--include-interrupted', 'also delete interrupted sessions (they could still be resumed)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(async (options: { olderThan: string; includeInterrupted?: boolean; yes?: boolean }) => {
       const context = await runtime.open();
-      const result = await context.store.deleteFinishedSessions({ olderThanMs: parseDuration(options.olderThan) });
+      const request = { olderThan: options.olderThan, includeInterrupted: options.includeInterrupted };
+      const { deleted: matching } = await collectGarbage(context, { ...request, dryRun: true });
+      const kinds = options.includeInterrupted ? 'completed, failed or interrupted' : 'completed or failed';
+      if (matching === 0) {
+        if (runtime.json) printJson({ deleted: 0 });
+        else console.log(`No ${kinds} sessions older than ${options.olderThan}.`);
+        return;
+      }
+      if (!options.yes && !(await confirm(`Delete ${matching} ${kinds} session(s) older than ${options.olderThan}?`))) {
+        console.error('Nothing deleted. Pass --yes to delete without asking.');
+        setExitCode(exitCodes.usage);
+        return;
+      }
+      const result = await collectGarbage(context, request);
       if (runtime.json) printJson(result);
-      else console.log(`Deleted ${result.deleted} finished session(s) older than ${options.olderThan}.`);
+      else console.log(`Deleted ${result.deleted} ${kinds} session(s) older than ${options.olderThan}.`);
     });
 }

@@ -11,16 +11,19 @@ export function registerMigrateStore(program: Command, runtime: CliRuntime): voi
     .requiredOption('--to <path|postgres-url>', 'the target store (created and migrated if new)')
     .action(async (options: { to: string }) => {
       const context = await runtime.open();
-      const target = await openStore({ db: options.to, env: runtime.env });
+      const target = await openStore({ db: options.to });
       try {
-        const result = await migrateStore(context.store, target);
+        const result = await migrateStore(context.admin, target);
         if (runtime.json) {
           printJson(result);
           return;
         }
         const copied = result.sessions.filter((session) => session.status === 'copied').length;
-        console.log(`Copied ${copied} session(s) and ${result.users} user(s) to ${target.info().location}. API tokens are not copied: add new ones there with quarry users add.`);
-        for (const skipped of result.sessions.filter((session) => session.status === 'skipped')) console.log(`  skipped ${skipped.id}: ${skipped.reason}`);
+        console.log(
+          `Copied ${copied} session(s) and ${result.users} user(s) to ${target.info().location}. API tokens are not copied: add new ones there with quarry users add.`,
+        );
+        for (const skipped of result.sessions.filter((session) => session.status === 'skipped'))
+          console.log(`  skipped ${skipped.id}: ${skipped.reason}`);
       } finally {
         await target.close();
       }

@@ -2,17 +2,20 @@ import type { Command } from 'commander';
 import { startResearch } from '../../service/start-research.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
-import { shortId, printJson } from '../output.ts';
+import { printJson, shortId } from '../output.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
+import { indexProgress } from '../progress-bar.ts';
 
 interface RunOptions {
   docs?: string[];
   search?: string[];
   model?: string;
+  fastModel?: string;
   iterations?: string;
   breadth?: string;
   reviewOutline?: boolean;
   detach?: boolean;
+  externalId?: string;
 }
 
 export function registerRun(program: Command, runtime: CliRuntime, setExitCode: (code: number) => void): void {
@@ -21,37 +24,56 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
     .description('research a question: plan, search, read, iterate, and write a cited report')
     .argument('<question>', 'what to research')
     .option('--docs <folder>', 'a folder of documents to research (repeatable; default QUARRY_DOCS)', collect)
-    .option('--search <provider>', 'a web search provider: searxng, tavily, brave, exa, jina (repeatable; default QUARRY_SEARCH)', collect)
+    .option(
+      '--search <provider>',
+      'a web search provider: searxng, tavily, brave, exa, jina (repeatable; default QUARRY_SEARCH)',
+      collect,
+    )
     .option('--model <provider:model>', 'the language model (default QUARRY_MODEL; none: the extractive analyst)')
+    .option('--fast-model <provider:model>', 'a faster model for light steps (default QUARRY_FAST_MODEL)')
     .option('--iterations <n>', 'most research iterations (1-10, default 3)')
     .option('--breadth <n>', 'search queries per iteration (1-8, default 3)')
     .option('--review-outline', 'wait for you to approve the outline before writing')
     .option('--detach', 'queue it for a worker and return its id at once')
+    .option('--external-id <id>', 'your own id for it; running again with the same id returns that session')
     .action(async (question: string, options: RunOptions) => {
-      const context = await runtime.open();
+      const context = await runtime.open({ model: options.model, fastModel: options.fastModel });
       const settings: Record<string, unknown> = {};
       const iterations = parseWholeNumber(options.iterations, '--iterations', 1, 10);
       const breadth = parseWholeNumber(options.breadth, '--breadth', 1, 8);
       if (iterations !== undefined) settings.maxIterations = iterations;
       if (breadth !== undefined) settings.queriesPerIteration = breadth;
       if (options.reviewOutline) settings.reviewOutline = true;
-      const model = options.model ?? runtime.defaults.model;
-      if (model) settings.model = model;
-      const docs = options.docs ?? (options.search ? [] : runtime.defaults.docs);
-      const search = options.search ?? (options.docs ? [] : runtime.defaults.search);
-      const progressOut = runtime.json ? () => undefined : (text: string) => process.stderr.write(text);
-      const { session, index } = await startResearch({ ...context }, { question, settings, docs, search }, {
-        onProgress: ({ done, total }) => {
-          if (process.stderr.isTTY && total > 20) progressOut(`\rIndexing documents: ${done}/${total}`);
+      const progress = indexProgress(runtime);
+      const { session, index, created } = await startResearch(
+        context,
+        {
+          question,
+          settings,
+          docs: options.docs,
+          search: options.search,
+          externalId: options.externalId,
+          // Run here: created parked, so a worker sharing the store cannot take it before this
+          // process claims it. Detached: queued for the workers.
+          start: options.detach === true,
         },
-      });
+        { onProgress: progress.update },
+      );
+      progress.done();
       if (index && !runtime.json) {
-        if (process.stderr.isTTY) progressOut('\r\x1b[2K');
-        console.error(`Indexed ${index.folders.join(', ')}: ${index.added} added, ${index.updated} updated, ${index.unchanged} unchanged, ${index.removed} removed${index.skipped.length ? `, ${index.skipped.length} skipped` : ''}.`);
+        console.error(
+          `Indexed ${index.folders.join(', ')}: ${index.added} added, ${index.updated} updated, ${index.unchanged} unchanged, ${index.removed} removed${index.skipped.length ? `, ${index.skipped.length} skipped` : ''}.`,
+        );
       }
-      if (options.detach) {
-        if (runtime.json) printJson({ type: 'session', sessionId: session.id, status: session.status });
-        else console.log(`Queued session ${session.id}. A worker (quarry worker, or quarry serve) will run it; watch it with: quarry show ${shortId(session.id)}`);
+      if (!created && !runtime.json)
+        console.error(`Session ${shortId(session.id)} already has external id ${options.externalId}.`);
+      if (options.detach || !created) {
+        if (runtime.json) printJson({ type: 'session', sessionId: session.id, status: session.status, created });
+        else if (created)
+          console.log(
+            `Queued session ${session.id}. A worker (quarry worker, or quarry serve) will run it; watch it with: quarry show ${shortId(session.id)}`,
+          );
+        else console.log(`Session ${session.id} (${session.status}). See it with: quarry show ${shortId(session.id)}`);
         return;
       }
       setExitCode(await runInForeground(runtime, session.id));

@@ -16,45 +16,103 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
     .option('--steps', 'the journal by phase: timings, tokens, attempts')
     .option('--prompts', 'every LLM prompt and output')
     .option('--sources', 'the sources with their citation numbers')
-    .action(async (id: string, options: { steps?: boolean; prompts?: boolean; sources?: boolean }) => {
-      const context = await runtime.open();
-      const view = await showSession(context, await resolveSessionId(context, id));
-      const steps = options.steps || options.prompts ? await listSessionSteps(context, view.session.id, { includePrompts: options.prompts }) : [];
-      if (runtime.json) {
-        printJson({ ...view, ...(options.steps || options.prompts ? { steps } : {}) });
-        return;
-      }
-      const { session, resumePoint } = view;
-      console.log(`${session.title}\n`);
-      console.log(formatTable(['', ''], [
-        ['id', session.id],
-        ['status', session.status + (session.error ? ` (${session.error.code}: ${session.error.message})` : '')],
-        ['progress', `${progressText(session)}; next step: ${resumePoint.nextStep ?? 'none'}`],
-        ['question', session.question],
-        ['settings', JSON.stringify(session.settings)],
-        ['created', `${new Date(session.createdAt).toISOString()} (${relativeTime(session.createdAt)})`],
-        ['updated', `${new Date(session.updatedAt).toISOString()} (${relativeTime(session.updatedAt)})`],
-      ], [12, 200]).split('\n').slice(1).join('\n'));
-      if (view.pendingInput) console.log(`\nWaiting for input "${view.pendingInput.key}": quarry ask ${shortId(session.id)} approve (or your feedback)\n${JSON.stringify(view.pendingInput.payload, null, 2)}`);
-      console.log('\nConversation:');
-      for (const message of view.messages) console.log(`  ${message.role}: ${message.content.length > 200 ? `${message.content.slice(0, 200)}…` : message.content}`);
-      if (options.steps || options.prompts) {
-        console.log('\nSteps:');
-        let phase: string | null | undefined;
-        for (const step of steps) {
-          if (step.phase !== phase) console.log(`  ${(phase = step.phase) ?? '(no phase)'}`);
-          const tokens = step.usage ? ` · ${(step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0)} tokens` : '';
-          console.log(`    ${step.key} · ${step.status} · ${formatDuration(step)} · attempt ${step.attempts}${tokens}`);
-          if (options.prompts && step.prompt) {
-            console.log(`      model: ${step.usage?.model ?? '?'}\n      system: ${step.prompt.system ?? ''}\n      user: ${step.prompt.user}\n      output: ${JSON.stringify(step.output)}`);
+    .option('--claims', 'every claim of the latest report and how it fared against its sources')
+    .action(
+      async (id: string, options: { steps?: boolean; prompts?: boolean; sources?: boolean; claims?: boolean }) => {
+        const context = await runtime.open();
+        const view = await showSession(context, await resolveSessionId(context, id));
+        const steps =
+          options.steps || options.prompts
+            ? await listSessionSteps(context, view.session.id, { includePrompts: options.prompts })
+            : [];
+        if (runtime.json) {
+          printJson({ ...view, ...(options.steps || options.prompts ? { steps } : {}) });
+          return;
+        }
+        const { session, resumePoint } = view;
+        console.log(`${session.title}\n`);
+        console.log(
+          formatTable(
+            ['', ''],
+            [
+              ['id', session.id],
+              ['status', session.status + (session.error ? ` (${session.error.code}: ${session.error.message})` : '')],
+              ['progress', `${progressText(session)}; next step: ${resumePoint.nextStep ?? 'none'}`],
+              ['question', session.question],
+              ['settings', JSON.stringify(session.settings)],
+              ['created', `${new Date(session.createdAt).toISOString()} (${relativeTime(session.createdAt)})`],
+              ['updated', `${new Date(session.updatedAt).toISOString()} (${relativeTime(session.updatedAt)})`],
+            ],
+            [12, 200],
+          )
+            .split('\n')
+            .slice(1)
+            .join('\n'),
+        );
+        const state = view.researchState;
+        if (state) {
+          const tokens = Object.values(state.tokensPerSource).reduce((sum, count) => sum + count, 0);
+          const lines = [
+            state.aspects.covered.length ? `covered: ${state.aspects.covered.join('; ')}` : '',
+            state.aspects.open.length ? `open: ${state.aspects.open.join('; ')}` : '',
+            state.topics.irrelevant.length ? `found nothing: ${state.topics.irrelevant.join('; ')}` : '',
+            state.preferences.length ? `you asked for: ${state.preferences.join('; ')}` : '',
+            `${Object.keys(state.tokensPerSource).length} sources read, ${state.tokensEstimated ? 'about ' : ''}${tokens} tokens`,
+            state.findings ? `findings: ${state.findings}` : '',
+          ].filter(Boolean);
+          console.log(`\nResearch state:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+        }
+        if (view.pendingInput)
+          console.log(
+            `\nWaiting for input "${view.pendingInput.key}": quarry ask ${shortId(session.id)} approve (or your feedback)\n${JSON.stringify(view.pendingInput.payload, null, 2)}`,
+          );
+        console.log('\nConversation:');
+        for (const message of view.messages)
+          console.log(
+            `  ${message.role}: ${message.content.length > 200 ? `${message.content.slice(0, 200)}…` : message.content}`,
+          );
+        if (options.steps || options.prompts) {
+          console.log('\nSteps:');
+          let phase: string | null | undefined;
+          for (const step of steps) {
+            if (step.phase !== phase) {
+              phase = step.phase;
+              console.log(`  ${phase ?? '(no phase)'}`);
+            }
+            const tokens = step.usage
+              ? ` · ${(step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0)} tokens`
+              : '';
+            console.log(
+              `    ${step.key} · ${step.status} · ${formatDuration(step)} · attempt ${step.attempts}${tokens}`,
+            );
+            if (options.prompts && step.prompt) {
+              console.log(
+                `      model: ${step.usage?.model ?? '?'}\n      system: ${step.prompt.system ?? ''}\n      user: ${step.prompt.user}\n      output: ${JSON.stringify(step.output)}`,
+              );
+            }
           }
         }
-      }
-      if (options.sources) {
-        console.log('\nSources:');
-        for (const source of view.sources) console.log(`  ${source.citation ? `[${source.citation}]` : '[ ]'} ${source.title} <${displayLocation(source.url)}>`);
-      }
-      const latest = view.reports.at(-1);
-      if (latest) console.log(`\nReport (version ${latest.version} of ${view.reports.length}):\n\n${latest.report}`);
-    });
+        if (options.sources) {
+          console.log('\nSources:');
+          for (const source of view.sources)
+            console.log(
+              `  ${source.citation ? `[${source.citation}]` : '[ ]'} ${source.title} <${displayLocation(source.url)}>`,
+            );
+        }
+        const latest = view.reports.at(-1);
+        if (options.claims) {
+          const claims = latest?.claims ?? [];
+          const marks = { supported: '✓', unsupported: '✗', uncited: '?' } as const;
+          console.log(`\nClaims${latest ? ` of report version ${latest.version}` : ''}:`);
+          if (claims.length === 0) console.log('  (none recorded)');
+          for (const claim of claims) {
+            const unknown = claim.unknownCitations?.length
+              ? ` · cited unknown ${claim.unknownCitations.map((number) => `[${number}]`).join(', ')}`
+              : '';
+            console.log(`  ${marks[claim.verdict]} ${claim.verdict} · ${claim.claim}\n      ${claim.reason}${unknown}`);
+          }
+        }
+        if (latest) console.log(`\nReport (version ${latest.version} of ${view.reports.length}):\n\n${latest.report}`);
+      },
+    );
 }

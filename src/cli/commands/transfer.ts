@@ -12,11 +12,18 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     .command('export')
     .description('write a session as Markdown, a self-contained HTML page, or JSON (everything, to move it)')
     .argument('<id>', 'session id or unique prefix')
-    .option('--format <format>', 'md, html, json, or legacy-json (the per-session layout of earlier research tools)', 'md')
+    .option(
+      '--format <format>',
+      'md, html, json, or legacy-json (the per-session layout of earlier research tools)',
+      'md',
+    )
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(async (id: string, options: { format: string; output?: string }) => {
       const context = await runtime.open();
-      const file = await exportSession(context, { sessionId: await resolveSessionId(context, id), format: options.format });
+      const file = await exportSession(context, {
+        sessionId: await resolveSessionId(context, id),
+        format: options.format,
+      });
       if (!options.output) {
         process.stdout.write(file.body);
         return;
@@ -28,7 +35,9 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
 
   program
     .command('import')
-    .description('recreate a session from a quarry-session JSON file, or a legacy per-session JSON file (it can then be resumed here)')
+    .description(
+      'recreate a session from a quarry-session JSON file, or a legacy per-session JSON file (it can then be resumed here)',
+    )
     .argument('<file>', 'the file written by quarry export --format json')
     .action(async (path: string) => {
       const context = await runtime.open();
@@ -38,8 +47,11 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
       } catch (error) {
         throw invalidInput('file', `cannot read ${path}: ${(error as Error).message}`);
       }
-      const session = await importSessionFile(context, text);
-      if (runtime.json) printJson(session);
-      else console.log(`Imported session ${session.id} (${session.status}): ${session.title}${['interrupted', 'failed', 'waiting'].includes(session.status) ? `\nContinue it with: quarry resume ${shortId(session.id)}` : ''}`);
+      const { session, droppedFolders } = await importSessionFile(context, text);
+      if (runtime.json) printJson({ ...session, droppedFolders });
+      else
+        console.log(
+          `Imported session ${session.id} (${session.status}): ${session.title}${['interrupted', 'failed', 'waiting'].includes(session.status) ? `\nContinue it with: quarry resume ${shortId(session.id)}` : ''}`,
+        );
     });
 }

@@ -9,28 +9,49 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
     .command('worker')
     .description('run queued sessions from the store (many workers may share one store)')
     .option('--concurrency <n>', 'sessions run at once (1-64)', '4')
-    .option('--id <name>', 'this worker\'s name in leases')
+    .option('--id <name>', "this worker's name in leases")
     .option('--grace <seconds>', 'on SIGTERM, let steps in flight finish this long before handing sessions back', '10')
-    .option('--lease-ttl <seconds>', 'how long a claim lasts without a heartbeat; a dead worker\'s sessions wait this long', '15')
+    .option(
+      '--lease-ttl <seconds>',
+      "how long a claim lasts without a heartbeat; a dead worker's sessions wait this long",
+      '15',
+    )
     .option('--max-claims <n>', 'claims without a clean end before a session is parked as failed', '5')
-    .action(async (options: { concurrency: string; id?: string; grace: string; leaseTtl: string; maxClaims: string }) => {
-      const context = await runtime.open();
-      const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
-      const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
-      const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;
-      const maxClaims = parseWholeNumber(options.maxClaims, '--max-claims', 1, 1000)!;
-      const runner = new Runner({ store: context.store, workflows: context.workflows, concurrency, workerId: options.id, leaseTtlMs, maxClaims });
-      runner.start();
-      console.error(`quarry worker ${runner.workerId}: running up to ${concurrency} sessions from ${context.store.info().location}. SIGTERM hands sessions back; Ctrl-C twice quits at once.`);
-      await new Promise<void>((resolve) => {
-        let signals = 0;
-        const stop = () => {
-          if (++signals > 1) process.exit(130);
-          console.error(`quarry worker ${runner.workerId}: stopping; handing sessions back…`);
-          void runner.shutdown({ handoff: true, graceMs }).then(resolve);
-        };
-        process.on('SIGTERM', stop);
-        process.on('SIGINT', stop);
-      });
-    });
+    .action(
+      async (options: { concurrency: string; id?: string; grace: string; leaseTtl: string; maxClaims: string }) => {
+        const context = await runtime.open();
+        const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
+        const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
+        const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;
+        const maxClaims = parseWholeNumber(options.maxClaims, '--max-claims', 1, 1000)!;
+        const runner = new Runner({
+          store: context.admin,
+          workflows: context.workflows,
+          concurrency,
+          workerId: options.id,
+          leaseTtlMs,
+          maxClaims,
+        });
+        runner.start();
+        console.error(
+          `quarry worker ${runner.workerId}: running up to ${concurrency} sessions from ${context.store.info().location}. SIGTERM hands sessions back; Ctrl-C twice quits at once.`,
+        );
+        // The runner's timers do not hold the process open (they must not keep a finished command
+        // alive); the worker does, until it is told to stop, even while the database is away.
+        const keepAlive = setInterval(() => undefined, 60_000);
+        await new Promise<void>((resolve) => {
+          let signals = 0;
+          const stop = () => {
+            if (++signals > 1) process.exit(130);
+            console.error(`quarry worker ${runner.workerId}: stopping; handing sessions back…`);
+            void runner.shutdown({ handoff: true, graceMs }).then(() => {
+              clearInterval(keepAlive);
+              resolve();
+            });
+          };
+          process.on('SIGTERM', stop);
+          process.on('SIGINT', stop);
+        });
+      },
+    );
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { indexFolders } from '../../providers/search/local-corpus/index-folders.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson } from '../output.ts';
+import { indexProgress } from '../progress-bar.ts';
 
 export function registerIndex(program: Command, runtime: CliRuntime): void {
   program
@@ -10,17 +10,20 @@ export function registerIndex(program: Command, runtime: CliRuntime): void {
     .argument('<folders...>', 'folders to index')
     .action(async (folders: string[]) => {
       const context = await runtime.open();
-      const report = await indexFolders(context.store, folders, {
-        onProgress: ({ done, total }) => {
-          if (!runtime.json && process.stderr.isTTY && total > 20) process.stderr.write(`\rIndexing: ${done}/${total}`);
-        },
-      });
-      if (!runtime.json && process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
+      const progress = indexProgress(runtime);
+      const report = await context.indexer.ensure(
+        folders.map((folder) => folder),
+        { onProgress: progress.update },
+      );
+      progress.done();
+      if (!report) return;
       if (runtime.json) {
         printJson(report);
         return;
       }
-      console.log(`${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed; ${report.passages} passages.`);
+      console.log(
+        `${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed; ${report.passages} passages.`,
+      );
       for (const skipped of report.skipped) console.log(`  skipped ${skipped.path}: ${skipped.reason}`);
     });
 }

@@ -1,0 +1,420 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+/** Runs the CLI without blocking this process (whose fake servers must keep answering). */
+function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+import type { TestDatabase } from '../../src/store/conformance/harness.ts';
+import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = join(root, 'bin', 'quarry.mjs');
+const fixtures = join(root, 'test', 'fixtures', 'corpus');
+const QUESTION = 'How does tidal power generate electricity?';
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The command line through the real executable, on one store backend: each command must do its job
+ * and exit (a command that hangs after printing fails its spawn's timeout).
+ */
+export function describeCommandLine(backend: 'sqlite' | 'postgres') {
+  describe.skipIf(backend === 'postgres' && postgresSkipReason() !== null)(`quarry command line on ${backend}`, () => {
+    let home: string;
+    let docs: string;
+    let env: NodeJS.ProcessEnv;
+    let database: TestDatabase | undefined;
+
+    function quarry(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Result {
+      const result = spawnSync(process.execPath, [bin, ...args], {
+        cwd: root,
+        env: { ...env, ...extraEnv },
+        encoding: 'utf8',
+        // A command that prints and then hangs (an open connection) fails here.
+        timeout: 30_000,
+      });
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    }
+
+    function idOf(result: Result): string {
+      const first = JSON.parse(result.stdout.split('\n')[0]!) as { sessionId: string };
+      return first.sessionId;
+    }
+
+    beforeEach(async () => {
+      home = mkdtempSync(join(tmpdir(), 'quarry-cli-'));
+      docs = join(home, 'docs');
+      cpSync(fixtures, docs, { recursive: true });
+      const { QUARRY_DB: _db, QUARRY_MODEL: _model, QUARRY_DOCS: _docs, QUARRY_SEARCH: _search, ...rest } = process.env;
+      env = { ...rest, QUARRY_HOME: home };
+      if (backend === 'postgres') {
+        database = await postgresHarness.create();
+        env.QUARRY_DB = database.location;
+      }
+    });
+    afterEach(async () => {
+      await database?.destroy();
+      database = undefined;
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('runs a research piped: one plain line per event, then the report and the session id', () => {
+      const result = quarry(['run', QUESTION, '--docs', docs]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^\[\d\d:\d\d\] run-start run 1$/m);
+      expect(result.stdout).toMatch(/^\[\d\d:\d\d\] step-end plan completed in \d+ ms$/m);
+      expect(result.stdout).toContain('# How does tidal power generate electricity');
+      expect(result.stdout).toContain('## Sources');
+      expect(result.stdout).toMatch(/Session [0-9a-f-]{36} completed/);
+      expect(result.stdout).not.toContain('\x1b[');
+      if (backend === 'sqlite') expect(existsSync(join(home, 'quarry.db'))).toBe(true);
+    });
+
+    it('prints one JSON object per line with --json, the first carrying the session id', () => {
+      const result = quarry(['--json', 'run', QUESTION, '--docs', docs]);
+      expect(result.code, result.stderr).toBe(0);
+      const lines = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines[0]).toMatchObject({ type: 'session', sessionId: expect.any(String) });
+      expect(lines.some((line) => line.type === 'step-end')).toBe(true);
+      expect(lines.at(-1)).toMatchObject({
+        type: 'result',
+        status: 'completed',
+        report: expect.stringContaining('## Sources'),
+      });
+    });
+
+    it('updates a status line in place on a terminal', () => {
+      const command = [process.execPath, bin, 'run', JSON.stringify(QUESTION), '--docs', docs].join(' ');
+      const result = spawnSync('script', ['-qec', command, '/dev/null'], {
+        cwd: root,
+        env: { ...env, COLUMNS: '120' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain('\r\x1b[2K');
+      expect(result.stdout).toMatch(/phase-start write/);
+      expect(result.stdout).toContain('## Sources');
+    });
+
+    it('refuses a model it cannot use with exit 2 before touching a session: run, resume, ask, config', () => {
+      const model = ['--model', 'openai:gpt-4.1-mini'];
+      const run = quarry(['run', QUESTION, '--docs', docs, ...model]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('OPENAI_API_KEY');
+      expect(quarry(['run', QUESTION, '--docs', docs, '--model', 'nope:x']).code).toBe(2);
+      expect(quarry(['--json', 'ls']).stdout.trim()).toBe('');
+      // Sessions made while the key was there: one queued, one finished and then set to use the model.
+      const queued = idOf(
+        quarry(['--json', 'run', QUESTION, '--docs', docs, ...model, '--detach'], { OPENAI_API_KEY: 'k' }),
+      );
+      const finished = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs]));
+      expect(quarry(['config', finished, 'model=openai:gpt-4.1-mini'], { OPENAI_API_KEY: 'k' }).code).toBe(0);
+      const shown = (id: string) => JSON.parse(quarry(['--json', 'show', id]).stdout) as Record<string, unknown>;
+      const before = [shown(queued), shown(finished)];
+      for (const args of [
+        ['resume', queued],
+        ['ask', finished, 'And where else?'],
+        ['config', finished, 'fastModel=anthropic:claude-haiku-4-5'],
+      ]) {
+        const refused = quarry(args);
+        expect(refused.code, args.join(' ')).toBe(2);
+        expect(refused.stderr, args.join(' ')).toMatch(/OPENAI_API_KEY|ANTHROPIC_API_KEY/);
+      }
+      expect([shown(queued), shown(finished)]).toEqual(before);
+    });
+
+    it('manages users and their tokens: several each, with expiry, revoked one at a time', () => {
+      const added = quarry(['users', 'add', 'alice']);
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stdout).toMatch(/^qry_[\w-]{20,}$/m);
+      const second = quarry(['users', 'token', 'add', 'alice', '--expires', '30d', '--label', 'laptop']);
+      expect(second.stdout).toMatch(/expires \d{4}-\d\d-\d\dT/);
+      const tokens = quarry(['--json', 'users', 'token', 'ls'])
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; label: string; expiresAt: number | null });
+      expect(tokens.map((token) => token.label).sort()).toEqual(['created with the user', 'laptop']);
+      // The tokens themselves are never listed, only their ids.
+      expect(quarry(['users', 'token', 'ls']).stdout).not.toContain('qry_');
+      const laptop = tokens.find((token) => token.label === 'laptop')!;
+      expect(quarry(['users', 'token', 'rm', laptop.id]).code).toBe(0);
+      expect(quarry(['--json', 'users', 'token', 'ls']).stdout).not.toContain(laptop.id);
+      const missing = quarry(['users', 'token', 'rm', laptop.id]);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toMatch(/token/i);
+      expect(quarry(['users', 'token', 'add', 'alice', '--expires', 'soon']).code).toBe(2);
+      expect(quarry(['users', 'rm', 'alice']).code).toBe(0);
+      expect(quarry(['users', 'token', 'ls']).stdout).not.toContain('alice');
+    });
+
+    it('resumes at once after the process running it was killed, and stops a dead process’s session', async () => {
+      const fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 250 }).start();
+      try {
+        const modelEnv = {
+          ...env,
+          QUARRY_MODEL: 'openai-compatible:fake',
+          QUARRY_LLM_BASE_URL: fake.baseUrl,
+          QUARRY_LLM_API_KEY: 'k',
+        };
+        const killed = async () => {
+          const child = spawn(process.execPath, [bin, '--json', 'run', QUESTION, '--docs', docs, '--iterations', '1'], {
+            env: modelEnv,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let stdout = '';
+          child.stdout.on('data', (chunk) => (stdout += chunk));
+          const exited = new Promise((resolve) => child.on('exit', resolve));
+          const callsBefore = fake.calls.length;
+          while (fake.calls.length < callsBefore + 3) await new Promise((resolve) => setTimeout(resolve, 20));
+          child.kill('SIGKILL');
+          await exited;
+          return (JSON.parse(stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+        };
+        const first = await killed();
+        // No waiting for the dead process's lease to expire (15 s): resume takes over at once.
+        const resumed = await runAsync(['resume', first.slice(0, 8)], modelEnv);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(resumed.stdout).toMatch(/run-start run 1, resuming at /);
+        const second = await killed();
+        const stopped = quarry(['stop', second.slice(0, 8)], modelEnv);
+        expect(stopped.code, stopped.stderr).toBe(0);
+        expect(JSON.parse(quarry(['--json', 'show', second]).stdout).session.status).toBe('interrupted');
+        expect((await runAsync(['resume', second.slice(0, 8)], modelEnv)).code).toBe(0);
+      } finally {
+        await fake.stop();
+      }
+    });
+
+    it('lists, shows, renames, forks, exports, imports and deletes sessions by id prefix', () => {
+      const id = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs]));
+      const short = id.slice(0, 8);
+      const listed = quarry(['ls']);
+      expect(listed.stdout).toMatch(
+        new RegExp(`^${short}\\s+How does tidal power generate electricity\\s+completed`, 'm'),
+      );
+      const shown = quarry(['show', short.slice(0, 5), '--steps', '--sources']);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain(`id        ${id}`);
+      expect(shown.stdout).toMatch(/iteration-1\/search-0 · completed · \d+ ms · attempt 1/);
+      expect(shown.stdout).toMatch(/\[1\] Tidal energy/);
+      const claims = quarry(['show', short, '--claims']);
+      expect(claims.stdout).toMatch(/Claims of report version 1:\n {2}✓ supported · .+\[1\]/);
+      expect(claims.stdout).toMatch(/Research state:\n(.|\n)*sources read, about \d+ tokens/);
+      expect(quarry(['rename', short, 'Tides and turbines']).stdout).toContain('Renamed');
+      expect(quarry(['--json', 'ls']).stdout).toContain('"title":"Tides and turbines"');
+      const markdown = quarry(['export', short, '--format', 'md']);
+      expect(markdown.stdout).toContain('## Sources');
+      const htmlFile = join(home, 'report.html');
+      expect(quarry(['export', short, '--format', 'html', '-o', htmlFile]).code).toBe(0);
+      expect(readFileSync(htmlFile, 'utf8')).toMatch(/^<!doctype html>[\s\S]*<h2>Sources<\/h2>/);
+      const jsonFile = join(home, 'session.json');
+      expect(quarry(['export', short, '--format', 'json', '-o', jsonFile]).code).toBe(0);
+      const fork = quarry(['--json', 'fork', short, '--from', 'outline']);
+      expect(fork.code, fork.stderr).toBe(0);
+      const forkId = (JSON.parse(fork.stdout) as { sessionId: string }).sessionId;
+      const resumedFork = quarry(['resume', forkId.slice(0, 8)]);
+      expect(resumedFork.code, resumedFork.stderr).toBe(0);
+      expect(resumedFork.stdout).toContain('## Sources');
+      expect(quarry(['rm', short, forkId.slice(0, 8), '--yes']).code).toBe(0);
+      expect(quarry(['show', short]).code).toBe(4);
+      const imported = quarry(['import', jsonFile]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.stdout).toContain(`Imported session ${id} (completed): Tides and turbines`);
+      expect(quarry(['export', short, '--format', 'md']).stdout).toBe(markdown.stdout);
+    });
+
+    it('refuses bad input with clear errors and exit codes, and changes nothing', () => {
+      const noSources = quarry(['run', QUESTION]);
+      expect(noSources.code).toBe(2);
+      expect(noSources.stderr).toContain('--docs <folder>');
+      expect(quarry(['run', QUESTION, '--docs', docs, '--iterations', 'many']).stderr).toContain('--iterations');
+      expect(quarry(['run', QUESTION, '--docs', docs, '--iterations', '0']).code).toBe(2);
+      expect(quarry(['run', QUESTION, '--search', 'altavista']).code).toBe(2);
+      expect(quarry(['run', QUESTION, '--docs', join(home, 'missing')]).code).toBe(2);
+      expect(quarry(['show', 'ffffffff']).code).toBe(4);
+      expect(quarry(['show', 'not an id!']).code).toBe(2);
+      expect(quarry(['frobnicate']).code).toBe(2);
+      expect(quarry(['ls', '--status', 'sleeping']).code).toBe(2);
+      expect(quarry(['ls']).stdout).toContain('No sessions yet');
+      const badFile = join(home, 'bad.json');
+      writeFileSync(badFile, '{"format": "quarry-session", "version": 1, "session": {');
+      const truncated = quarry(['import', badFile]);
+      expect(truncated.code).toBe(2);
+      expect(truncated.stderr).toContain('truncated');
+      writeFileSync(badFile, JSON.stringify({ format: 'quarry-session', version: 9 }));
+      expect(quarry(['import', badFile]).stderr).toContain('version');
+      expect(quarry(['ls']).stdout).toContain('No sessions yet');
+    });
+
+    it('waits for an outline review (exit 3), takes the answer with ask, and refuses resuming a completed session (exit 5)', () => {
+      const waiting = quarry(['run', QUESTION, '--docs', docs, '--review-outline']);
+      expect(waiting.code).toBe(3);
+      const id = /quarry ask ([0-9a-f]{8}) approve/.exec(waiting.stdout)![1]!;
+      expect(quarry(['ls', '--status', 'waiting']).stdout).toContain(id);
+      const approved = quarry(['ask', id, 'approve']);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toContain('## Sources');
+      const again = quarry(['resume', id]);
+      expect(again.code).toBe(5);
+      expect(again.stderr).toContain('--force');
+      const followUp = quarry(['ask', id, 'When did La Rance open?']);
+      expect(followUp.code, followUp.stderr).toBe(0);
+      expect(followUp.stdout).toContain('1966');
+    });
+
+    it('moves an unfinished session through export and import, and resumes a legacy half-finished one', () => {
+      const waiting = quarry(['run', QUESTION, '--docs', docs, '--review-outline']);
+      const id = /quarry ask ([0-9a-f]{8}) approve/.exec(waiting.stdout)![1]!;
+      const file = join(home, 'waiting.json');
+      expect(quarry(['export', id, '--format', 'json', '-o', file]).code).toBe(0);
+      expect(quarry(['rm', id, '--yes']).code).toBe(0);
+      expect(quarry(['import', file]).stdout).toContain('(waiting)');
+      const approved = quarry(['ask', id, 'approve']);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toContain('## Sources');
+
+      const legacy = quarry(['import', join(root, 'test', 'fixtures', 'legacy', 'half-finished.json')]);
+      expect(legacy.stdout).toContain('Imported session 20240611-141502-tidal (interrupted)');
+      const resumed = quarry(['resume', '20240611', '--docs', docs]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toMatch(/step-start iteration-2\/search-0/);
+      expect(resumed.stdout).not.toMatch(/step-start iteration-1\//);
+      expect(resumed.stdout).toContain('https://example.org/la-rance');
+      const exported = JSON.parse(quarry(['export', '20240611', '--format', 'legacy-json']).stdout) as {
+        status: string;
+        final_report: string;
+      };
+      expect(exported.status).toBe('completed');
+      expect(exported.final_report).toContain('## Sources');
+    });
+
+    it('refuses a malformed config file and bad serve, worker and migrate-store flags, naming what is wrong', () => {
+      writeFileSync(join(home, 'config.json'), '{"docs": ');
+      const broken = quarry(['ls']);
+      expect(broken.code).toBe(2);
+      expect(broken.stderr).toContain(join(home, 'config.json'));
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ docs: 'not-a-list' }));
+      expect(quarry(['ls']).stderr).toContain('docs');
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ docs: [docs] }));
+      expect(quarry(['run', QUESTION]).code, 'config docs are the default').toBe(0);
+      expect(quarry(['worker', '--concurrency', '0']).stderr).toContain('--concurrency');
+      expect(quarry(['worker', '--lease-ttl', 'soon']).code).toBe(2);
+      expect(quarry(['serve', '--port', 'http']).stderr).toContain('--port');
+      const migrate = quarry(['migrate-store', '--to', join(home, 'config.json', 'x.db')]);
+      expect(migrate.code).toBe(1);
+      expect(migrate.stderr).toContain('Cannot open the SQLite database');
+      expect(quarry(['--json', 'ls']).stdout.trim().split('\n')).toHaveLength(1);
+    });
+
+    it('ambiguous prefixes list their candidates', () => {
+      const file = (sessionId: string) => {
+        const path = join(home, `${sessionId}.json`);
+        writeFileSync(
+          path,
+          JSON.stringify({
+            format: 'quarry-session',
+            version: 1,
+            session: {
+              id: sessionId,
+              title: 't',
+              question: 'q',
+              status: 'completed',
+              settings: {},
+              workflow: { name: 'research', version: 1 },
+              error: null,
+              createdAt: 1,
+              updatedAt: 1,
+            },
+            messages: [],
+            runs: [],
+            steps: [],
+            sources: [],
+          }),
+        );
+        return path;
+      };
+      expect(quarry(['import', file('abc12345-one')]).code).toBe(0);
+      expect(quarry(['import', file('abc99999-two')]).code).toBe(0);
+      const ambiguous = quarry(['show', 'abc']);
+      expect(ambiguous.code).toBe(2);
+      expect(ambiguous.stderr).toContain('abc12345-one, abc99999-two');
+      expect(quarry(['show', 'abc1']).code).toBe(0);
+    });
+  });
+}
+
+/** Ctrl-C during a run with a model, then resume: the same report (on the embedded store). */
+export function describeInterruptedRun() {
+  describe('quarry run interrupted with Ctrl-C', () => {
+    let server: FakeOpenAiServer;
+    let home: string;
+    let docs: string;
+
+    beforeEach(async () => {
+      server = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 300 }).start();
+      home = mkdtempSync(join(tmpdir(), 'quarry-cli-int-'));
+      docs = join(home, 'docs');
+      cpSync(fixtures, docs, { recursive: true });
+    });
+    afterEach(async () => {
+      await server.stop();
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('stops cleanly, prints the resume command, and resume ends with the same report', async () => {
+      const env = {
+        ...process.env,
+        QUARRY_HOME: home,
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: server.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+      };
+      const reference = await runAsync(['run', QUESTION, '--docs', docs, '--iterations', '1'], env);
+      expect(reference.code, reference.stderr).toBe(0);
+      const reportOf = (stdout: string) => stdout.slice(stdout.indexOf('\n# '), stdout.indexOf('\nSession '));
+      const referenceReport = reportOf(reference.stdout);
+      expect(referenceReport).toContain('## Sources');
+
+      const child = spawn(process.execPath, [bin, 'run', QUESTION, '--docs', docs, '--iterations', '1'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const callsBefore = server.calls.length;
+      while (server.calls.length < callsBefore + 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const id = /quarry resume ([0-9a-f]{8})/.exec(stdout)?.[1];
+      expect(id, stdout).toBeTruthy();
+      const resumed = await runAsync(['resume', id!], env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toMatch(/run-start run 1, resuming at /);
+      expect(reportOf(resumed.stdout)).toBe(referenceReport);
+    });
+  });
+}

@@ -1,0 +1,3 @@
+import { describeCommandLine } from './cli-suite.ts';
+
+describeCommandLine('postgres');

@@ -1,0 +1,4 @@
+import { describeCommandLine, describeInterruptedRun } from './cli-suite.ts';
+
+describeCommandLine('sqlite');
+describeInterruptedRun();
