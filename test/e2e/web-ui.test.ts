@@ -4,18 +4,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkflowRegistry } from '../../src/service/research-runtime.ts';
-import { startServer, type RunningServer } from '../../src/server/serve.ts';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { browserSkipReason, launchBrowser } from '../support/browser.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
-import { fakeResearchModel } from '../support/fake-research-model.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const webRoot = join(root, 'web', 'dist');
 const artifacts = join(root, 'test-artifacts');
-const skip = browserSkipReason() ?? (existsSync(join(webRoot, 'index.html')) ? null : 'web/dist is not built (npm run build:web)');
+const skip =
+  browserSkipReason() ?? (existsSync(join(webRoot, 'index.html')) ? null : 'web/dist is not built (npm run build:web)');
 
 describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let database: TestDatabase;
@@ -27,7 +28,13 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   const dialogs: string[] = [];
   const env = () => ({ QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' });
   const start = async () => {
-    server = await startServer({ store: database.store, workflows: createWorkflowRegistry(database.store, env()), env: env(), host: '127.0.0.1', port: port ?? 0, runner: true, docs: [docs], search: [], webRoot, heartbeatSeconds: 1 });
+    server = await startServer({
+      store: database.store,
+      config: testConfig({ ...env(), QUARRY_DOCS: docs, QUARRY_PORT: String(port ?? 0) }),
+      runner: true,
+      webRoot,
+      heartbeatSeconds: 1,
+    });
     port = server.port;
   };
   let port: number | undefined;
@@ -36,7 +43,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     database = await sqliteHarness.create();
-    fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 400 }).start();
+    fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 400 }).start();
     docs = mkdtempSync(join(tmpdir(), 'quarry-ui-'));
     cpSync(join(root, 'test', 'fixtures', 'corpus'), docs, { recursive: true });
     writeFileSync(
@@ -59,7 +66,9 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     rmSync(docs, { recursive: true, force: true });
   });
 
-  it('starts a research, shows live progress across a reload, and shows the report with linked citations', { timeout: 90_000 }, async () => {
+  it('starts a research, shows live progress across a reload, and shows the report with linked citations', {
+    timeout: 90_000,
+  }, async () => {
     await page.goto(server.url);
     await page.getByLabel('Question').fill('How does tidal power generate electricity?');
     await page.getByLabel('Model').fill('openai-compatible:fake');
@@ -115,10 +124,14 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await page.getByLabel('Follow-up question').fill('When did La Rance open?');
     await page.getByRole('button', { name: 'Ask' }).click();
     await page.locator('.message.user').nth(1).waitFor({ timeout: 10_000 });
-    await page.locator('.message.assistant').nth(1).waitFor({ timeout: 30_000 }).catch(async (error: Error) => {
-      await shot('follow-up-failure');
-      throw error;
-    });
+    await page
+      .locator('.message.assistant')
+      .nth(1)
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: Error) => {
+        await shot('follow-up-failure');
+        throw error;
+      });
     expect(await page.locator('.message.assistant').nth(1).textContent()).toContain('1966');
   });
 
@@ -148,7 +161,12 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await page.getByLabel('New title').press('Enter');
     await page.locator('.sidebar').getByText('Renamed in the browser').waitFor();
     await page.locator('.sidebar').getByText('Renamed in the browser').click();
-    const exported = await page.request.get(await page.getByRole('link', { name: 'Markdown' }).getAttribute('href').then((href) => `${server.url}${href}`));
+    const exported = await page.request.get(
+      await page
+        .getByRole('link', { name: 'Markdown' })
+        .getAttribute('href')
+        .then((href) => `${server.url}${href}`),
+    );
     expect(await exported.text()).toContain('## Sources');
     await page.getByRole('button', { name: 'Fork from…' }).click();
     await page.waitForURL(/\/sessions\//);
@@ -156,7 +174,10 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     const sessionsBefore = await page.locator('.sidebar li.session').count();
     await page.locator('.actions').getByRole('button', { name: 'Delete' }).click();
     await page.waitForURL(`${server.url}/`);
-    await page.waitForFunction((count) => document.querySelectorAll('.sidebar li.session').length === count - 1, sessionsBefore);
+    await page.waitForFunction(
+      (count) => document.querySelectorAll('.sidebar li.session').length === count - 1,
+      sessionsBefore,
+    );
     await page.setViewportSize({ width: 390, height: 844 });
     await shot('phone');
   });

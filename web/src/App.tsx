@@ -26,7 +26,11 @@ export function App() {
     <div className="layout">
       <Sidebar current={sessionId} navigate={navigate} refresh={refresh} onChange={changed} />
       <main className="main">
-        {sessionId ? <SessionPage key={sessionId} sessionId={sessionId} navigate={navigate} onChange={changed} /> : <NewResearch navigate={navigate} onCreated={changed} />}
+        {sessionId ? (
+          <SessionPage key={sessionId} sessionId={sessionId} navigate={navigate} onChange={changed} />
+        ) : (
+          <NewResearch navigate={navigate} onCreated={changed} />
+        )}
       </main>
     </div>
   );

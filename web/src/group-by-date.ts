@@ -14,7 +14,9 @@ export function groupByDate<T extends { updatedAt: string }>(items: T[], now = n
     const group = dateGroup(item.updatedAt, now);
     groups.set(group, [...(groups.get(group) ?? []), item]);
   }
-  return ['Today', 'Yesterday', 'Previous 7 days', 'Older'].filter((name) => groups.has(name)).map((name) => [name, groups.get(name)!]);
+  return ['Today', 'Yesterday', 'Previous 7 days', 'Older']
+    .filter((name) => groups.has(name))
+    .map((name) => [name, groups.get(name)!]);
 }
 
 export function relativeTime(iso: string, now = Date.now()): string {

@@ -7,7 +7,9 @@ describe('renderReport', () => {
 
   it('links [n] citations to the sources list with the title as a preview', () => {
     const html = renderReport('Tides rise twice a day [1]. Unknown [7].', sources);
-    expect(html).toContain('<a class="citation" href="#source-1" title="Tides &quot;and&quot; &lt;waves&gt; — https://example.org/tides">[1]</a>');
+    expect(html).toContain(
+      '<a class="citation" href="#source-1" title="Tides &quot;and&quot; &lt;waves&gt; — https://example.org/tides">[1]</a>',
+    );
     expect(html).toContain('Unknown [7].');
   });
 
@@ -21,6 +23,7 @@ describe('renderReport', () => {
 
   it('marks flagged claims', () => {
     expect(renderReport('A claim [1]. **[unverified]**', sources)).toContain('<mark class="unverified"');
+    expect(renderReport('A claim. **[uncited]**', sources)).toContain('<mark class="unverified uncited"');
   });
 });
 
@@ -33,6 +36,10 @@ describe('groupByDate', () => {
     expect(dateGroup(at(5), now)).toBe('Previous 7 days');
     expect(dateGroup(at(30), now)).toBe('Older');
     const groups = groupByDate([{ updatedAt: at(30) }, { updatedAt: at(0) }, { updatedAt: at(1) }], now);
-    expect(groups.map(([name, items]) => [name, items.length])).toEqual([['Today', 1], ['Yesterday', 1], ['Older', 1]]);
+    expect(groups.map(([name, items]) => [name, items.length])).toEqual([
+      ['Today', 1],
+      ['Yesterday', 1],
+      ['Older', 1],
+    ]);
   });
 });

@@ -1,12 +1,8 @@
 import { useEffect, useState } from 'react';
+import { eventTypes, type WireEvent } from '../../src/shared/events.ts';
 import { api } from './api-client.ts';
 
-export interface LiveEvent {
-  offset: number;
-  type: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
+export type LiveEvent = WireEvent;
 
 /**
  * A session's events: the full history, then live. EventSource reconnects by itself after a drop
@@ -25,8 +21,7 @@ export function useSessionEvents(sessionId: string): { events: LiveEvent[]; conn
       seen.add(event.offset);
       setEvents((current) => [...current, event]);
     };
-    const types = ['run-start', 'phase-start', 'step-start', 'step-end', 'source-found', 'report-delta', 'input-request', 'input-receive', 'claim-flag', 'run-end', 'run-error', 'run-rewind', 'session-create', 'session-fork', 'session-import'];
-    for (const type of types) source.addEventListener(type, onEvent as EventListener);
+    for (const type of eventTypes) source.addEventListener(type, onEvent as EventListener);
     source.onopen = () => setConnected(true);
     source.onerror = () => setConnected(false);
     return () => source.close();

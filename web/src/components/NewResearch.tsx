@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { api, type Capabilities } from '../api-client.ts';
 
 /** The new-research form: offers only the sources and analyst this server has. */
@@ -23,10 +23,18 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
     setBusy(true);
     setError(null);
     try {
-      const folders = docs.split('\n').map((folder) => folder.trim()).filter(Boolean);
+      const folders = docs
+        .split('\n')
+        .map((folder) => folder.trim())
+        .filter(Boolean);
       const session = await api.createSession({
         question,
-        settings: { maxIterations: iterations, queriesPerIteration: breadth, reviewOutline, ...(model.trim() ? { model: model.trim() } : {}) },
+        settings: {
+          maxIterations: iterations,
+          queriesPerIteration: breadth,
+          reviewOutline,
+          ...(model.trim() ? { model: model.trim() } : {}),
+        },
         ...(folders.length || search.length ? { docs: folders, search } : {}),
       });
       onCreated();
@@ -43,10 +51,20 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
       <h1>New research</h1>
       <label>
         Question
-        <textarea required rows={3} value={question} onChange={(event) => setQuestion(event.target.value)} placeholder="What do you want to know?" />
+        <textarea
+          required
+          rows={3}
+          value={question}
+          onChange={(event) => setQuestion(event.target.value)}
+          placeholder="What do you want to know?"
+        />
       </label>
       <label>
-        Documents folders on the server (one per line{capabilities?.defaultDocs.length ? `; default: ${capabilities.defaultDocs.join(', ')}` : ''})
+        Documents folders on the server (one per line
+        {capabilities?.documentFolders.length
+          ? `; this server's folders: ${capabilities.documentFolders.map((folder) => folder.name).join(', ')}`
+          : ''}
+        )
         <textarea rows={2} value={docs} onChange={(event) => setDocs(event.target.value)} />
       </label>
       {capabilities && capabilities.searchProviders.length > 0 && (
@@ -54,7 +72,13 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
           <legend>Web search</legend>
           {capabilities.searchProviders.map((provider) => (
             <label key={provider} className="inline">
-              <input type="checkbox" checked={search.includes(provider)} onChange={(event) => setSearch(event.target.checked ? [...search, provider] : search.filter((each) => each !== provider))} />
+              <input
+                type="checkbox"
+                checked={search.includes(provider)}
+                onChange={(event) =>
+                  setSearch(event.target.checked ? [...search, provider] : search.filter((each) => each !== provider))
+                }
+              />
               {provider}
             </label>
           ))}
@@ -63,22 +87,42 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
       <div className="row">
         <label>
           Iterations
-          <input type="number" min={1} max={10} value={iterations} onChange={(event) => setIterations(Number(event.target.value))} />
+          <input
+            type="number"
+            min={1}
+            max={10}
+            value={iterations}
+            onChange={(event) => setIterations(Number(event.target.value))}
+          />
         </label>
         <label>
           Breadth
-          <input type="number" min={1} max={8} value={breadth} onChange={(event) => setBreadth(Number(event.target.value))} />
+          <input
+            type="number"
+            min={1}
+            max={8}
+            value={breadth}
+            onChange={(event) => setBreadth(Number(event.target.value))}
+          />
         </label>
         <label>
           Model
-          <input value={model} onChange={(event) => setModel(event.target.value)} placeholder={capabilities?.analyst.model ?? 'extractive (no model)'} />
+          <input
+            value={model}
+            onChange={(event) => setModel(event.target.value)}
+            placeholder={capabilities?.analyst.model ?? 'extractive (no model)'}
+          />
         </label>
       </div>
       <label className="inline">
         <input type="checkbox" checked={reviewOutline} onChange={(event) => setReviewOutline(event.target.checked)} />
         Let me review the outline before the report is written
       </label>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       <button className="primary" type="submit" disabled={busy || !question.trim()}>
         {busy ? 'Starting…' : 'Start research'}
       </button>

@@ -1,11 +1,20 @@
 import { useState } from 'react';
+import type { Outline } from '../../../src/research/research-types.ts';
 import { api, type SessionDetail } from '../api-client.ts';
 
 /** Shown while the session waits for the outline to be reviewed. */
-export function OutlineReview({ sessionId, pending, onAnswered }: { sessionId: string; pending: NonNullable<SessionDetail['pendingInput']>; onAnswered: () => void }) {
+export function OutlineReview({
+  sessionId,
+  pending,
+  onAnswered,
+}: {
+  sessionId: string;
+  pending: NonNullable<SessionDetail['pendingInput']>;
+  onAnswered: () => void;
+}) {
   const [feedback, setFeedback] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const outline = pending.payload.outline;
+  const outline = (pending.payload as { outline?: Outline } | null)?.outline;
   async function answer(text: string) {
     setError(null);
     try {
@@ -17,28 +26,33 @@ export function OutlineReview({ sessionId, pending, onAnswered }: { sessionId: s
     }
   }
   return (
-    <section className="banner" role="region" aria-label="Outline review">
+    <section className="banner" aria-label="Outline review">
       <h2>Review the outline</h2>
       {outline && (
         <ol>
           {outline.sections.map((section, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: sections have no id; their order is their identity
             <li key={index}>
               <strong>{section.title}</strong> <span className="muted">{section.focus}</span>
             </li>
           ))}
         </ol>
       )}
-      <button className="primary" onClick={() => void answer('approve')}>
+      <button type="button" className="primary" onClick={() => void answer('approve')}>
         Approve
       </button>
       <label>
         Or say what to change
         <textarea rows={2} value={feedback} onChange={(event) => setFeedback(event.target.value)} />
       </label>
-      <button disabled={!feedback.trim()} onClick={() => void answer(feedback)}>
+      <button type="button" disabled={!feedback.trim()} onClick={() => void answer(feedback)}>
         Send feedback
       </button>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
     </section>
   );
 }

@@ -9,11 +9,13 @@ function PromptCard({ sessionId, step }: { sessionId: string; step: Step }) {
     <details
       className="prompt"
       onToggle={(event) => {
-        if ((event.target as HTMLDetailsElement).open && !detail) api.step(sessionId, step.runId, step.key).then(setDetail, (caught: Error) => setError(caught.message));
+        if ((event.target as HTMLDetailsElement).open && !detail)
+          api.step(sessionId, step.runId, step.key).then(setDetail, (caught: Error) => setError(caught.message));
       }}
     >
       <summary>
-        {step.phase} · {step.key} · {step.usage?.model ?? 'model'} · {(step.usage?.inputTokens ?? 0) + (step.usage?.outputTokens ?? 0)} tokens
+        {step.phase} · {step.key} · {step.usage?.model ?? 'model'} ·{' '}
+        {(step.usage?.inputTokens ?? 0) + (step.usage?.outputTokens ?? 0)} tokens
       </summary>
       {error && <p className="error">{error}</p>}
       {!detail && !error && <p className="muted">Loading…</p>}
@@ -34,8 +36,12 @@ function PromptCard({ sessionId, step }: { sessionId: string; step: Step }) {
 export function Prompts({ sessionId, version }: { sessionId: string; version: number }) {
   const [steps, setSteps] = useState<Step[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new report version means new steps to load
   useEffect(() => {
-    api.steps(sessionId).then((result) => setSteps(result.steps.filter((step) => step.kind === 'llm')), (caught: Error) => setError(caught.message));
+    api.steps(sessionId).then(
+      (result) => setSteps(result.steps.filter((step) => step.kind === 'llm')),
+      (caught: Error) => setError(caught.message),
+    );
   }, [sessionId, version]);
   if (error) return <p className="error">{error}</p>;
   if (!steps) return <p className="muted">Loading…</p>;

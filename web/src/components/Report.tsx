@@ -11,6 +11,7 @@ export function Report({ detail, streaming }: { detail: SessionDetail; streaming
     return streaming ? (
       <div className="report streaming" aria-live="polite">
         <p className="muted">Writing…</p>
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes all HTML in the Markdown */}
         <div dangerouslySetInnerHTML={{ __html: renderReport(streaming, []) }} />
       </div>
     ) : (
@@ -31,7 +32,7 @@ export function Report({ detail, streaming }: { detail: SessionDetail; streaming
           </select>
         </label>
       )}
-      {/* renderReport escapes any HTML in the Markdown; sources can never run script here. */}
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes any HTML in the Markdown; sources never run script */}
       <article dangerouslySetInnerHTML={{ __html: renderReport(version.report, detail.sources) }} />
     </div>
   );

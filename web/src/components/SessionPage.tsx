@@ -8,9 +8,25 @@ import { Report } from './Report.tsx';
 import { Sources } from './Sources.tsx';
 import { Timeline } from './Timeline.tsx';
 
-const refreshOn = new Set(['run-start', 'run-end', 'run-error', 'input-request', 'input-receive', 'source-found', 'session-create']);
+const refreshOn = new Set([
+  'run-start',
+  'run-end',
+  'run-error',
+  'input-request',
+  'input-receive',
+  'source-found',
+  'session-create',
+]);
 
-export function SessionPage({ sessionId, navigate, onChange }: { sessionId: string; navigate: (path: string) => void; onChange: () => void }) {
+export function SessionPage({
+  sessionId,
+  navigate,
+  onChange,
+}: {
+  sessionId: string;
+  navigate: (path: string) => void;
+  onChange: () => void;
+}) {
   const [detail, setDetail] = useState<SessionDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tab, setTab] = useState<'progress' | 'report' | 'sources' | 'prompts' | 'conversation'>('progress');
@@ -33,7 +49,8 @@ export function SessionPage({ sessionId, navigate, onChange }: { sessionId: stri
     seen.current = events.length;
     if (fresh.some((event) => refreshOn.has(event.type))) load();
     // A finished run shows its report, unless the person is reading another tab.
-    if (fresh.some((event) => event.type === 'run-end' && event.data.status === 'completed')) setTab((current) => (current === 'progress' ? 'report' : current));
+    if (fresh.some((event) => event.type === 'run-end' && event.data.status === 'completed'))
+      setTab((current) => (current === 'progress' ? 'report' : current));
   }, [events, load]);
 
   async function act(action: () => Promise<unknown>) {
@@ -47,14 +64,23 @@ export function SessionPage({ sessionId, navigate, onChange }: { sessionId: stri
     }
   }
 
-  if (!detail) return error ? <p className="error" role="alert">{error}</p> : <p className="muted">Loading…</p>;
+  if (!detail)
+    return error ? (
+      <p className="error" role="alert">
+        {error}
+      </p>
+    ) : (
+      <p className="muted">Loading…</p>
+    );
   const running = detail.status === 'running' || detail.status === 'queued';
-  let lastRunStart = 0;
-  events.forEach((event, index) => event.type === 'run-start' && (lastRunStart = index));
+  const lastRunStart = Math.max(
+    0,
+    events.findLastIndex((event) => event.type === 'run-start'),
+  );
   const streaming = events
     .slice(lastRunStart)
     .filter((event) => event.type === 'report-delta')
-    .map((event) => String(event.data.text ?? ''))
+    .map((event) => (event.type === 'report-delta' ? event.data.text : ''))
     .join('');
 
   return (
@@ -65,24 +91,41 @@ export function SessionPage({ sessionId, navigate, onChange }: { sessionId: stri
           aria-label="Title"
           key={detail.title}
           defaultValue={detail.title}
-          onBlur={(event) => event.target.value.trim() && event.target.value !== detail.title && void act(() => api.rename(sessionId, event.target.value))}
+          onBlur={(event) =>
+            event.target.value.trim() &&
+            event.target.value !== detail.title &&
+            void act(() => api.rename(sessionId, event.target.value))
+          }
           onKeyDown={(event) => event.key === 'Enter' && event.currentTarget.blur()}
         />
         <p>
           <span className={`badge ${detail.status}`}>{detail.status}</span>{' '}
           <span className="muted small">
-            {detail.resumePoint.completedSteps}/{detail.resumePoint.knownSteps} steps · {detail.resumePoint.lastCompletedPhase ?? 'starting'}
-            {detail.resumePoint.nextStep ? ` · next: ${detail.resumePoint.nextStep}` : ''} · {connected ? 'live' : 'reconnecting…'}
+            {detail.resumePoint.completedSteps}/{detail.resumePoint.knownSteps} steps ·{' '}
+            {detail.resumePoint.lastCompletedPhase ?? 'starting'}
+            {detail.resumePoint.nextStep ? ` · next: ${detail.resumePoint.nextStep}` : ''} ·{' '}
+            {connected ? 'live' : 'reconnecting…'}
           </span>
         </p>
         {detail.error && <p className="error">{detail.error.message}</p>}
         <div className="actions">
-          {running && <button onClick={() => void act(() => api.stop(sessionId))}>Stop</button>}
-          {['interrupted', 'failed'].includes(detail.status) && <button onClick={() => void act(() => api.resume(sessionId))}>Resume</button>}
+          {running && (
+            <button type="button" onClick={() => void act(() => api.stop(sessionId))}>
+              Stop
+            </button>
+          )}
+          {['interrupted', 'failed'].includes(detail.status) && (
+            <button type="button" onClick={() => void act(() => api.resume(sessionId))}>
+              Resume
+            </button>
+          )}
           {!running && (
             <button
+              type="button"
               onClick={() => {
-                const from = window.prompt('Resume from which phase or step? (plan, search, read, analyze, outline, write, verify, or a step key)');
+                const from = window.prompt(
+                  'Resume from which phase or step? (plan, search, read, analyze, outline, write, verify, or a step key)',
+                );
                 if (from) void act(() => api.resume(sessionId, { from }));
               }}
             >
@@ -90,6 +133,7 @@ export function SessionPage({ sessionId, navigate, onChange }: { sessionId: stri
             </button>
           )}
           <button
+            type="button"
             onClick={() => {
               const from = window.prompt('Fork from which phase or step?');
               if (from) void act(async () => navigate(`/sessions/${(await api.fork(sessionId, from)).id}`));
@@ -97,22 +141,41 @@ export function SessionPage({ sessionId, navigate, onChange }: { sessionId: stri
           >
             Fork from…
           </button>
-          <a className="button" href={api.exportUrl(sessionId, 'md')}>Markdown</a>
-          <a className="button" href={api.exportUrl(sessionId, 'html')}>HTML</a>
-          <a className="button" href={api.exportUrl(sessionId, 'json')}>JSON</a>
+          <a className="button" href={api.exportUrl(sessionId, 'md')}>
+            Markdown
+          </a>
+          <a className="button" href={api.exportUrl(sessionId, 'html')}>
+            HTML
+          </a>
+          <a className="button" href={api.exportUrl(sessionId, 'json')}>
+            JSON
+          </a>
           <button
+            type="button"
             className="danger"
-            onClick={() => window.confirm(`Delete "${detail.title}"?`) && void act(async () => (await api.remove(sessionId), navigate('/')))}
+            onClick={() =>
+              window.confirm(`Delete "${detail.title}"?`) &&
+              void act(async () => {
+                await api.remove(sessionId);
+                navigate('/');
+              })
+            }
           >
             Delete
           </button>
         </div>
-        {error && <p className="error" role="alert">{error}</p>}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
       </header>
-      {detail.pendingInput && detail.status === 'waiting' && <OutlineReview sessionId={sessionId} pending={detail.pendingInput} onAnswered={load} />}
+      {detail.pendingInput && detail.status === 'waiting' && (
+        <OutlineReview sessionId={sessionId} pending={detail.pendingInput} onAnswered={load} />
+      )}
       <div role="tablist" className="tabs">
         {(['progress', 'report', 'sources', 'prompts', 'conversation'] as const).map((name) => (
-          <button key={name} role="tab" aria-selected={tab === name} onClick={() => setTab(name)}>
+          <button type="button" key={name} role="tab" aria-selected={tab === name} onClick={() => setTab(name)}>
             {name}
           </button>
         ))}
@@ -122,7 +185,9 @@ export function SessionPage({ sessionId, navigate, onChange }: { sessionId: stri
         {tab === 'report' && <Report detail={detail} streaming={streaming} />}
         {tab === 'sources' && <Sources sources={detail.sources} />}
         {tab === 'prompts' && <Prompts sessionId={sessionId} version={detail.runs.length} />}
-        {tab === 'conversation' && <Conversation sessionId={sessionId} messages={detail.messages} canAsk={!running} onSent={load} />}
+        {tab === 'conversation' && (
+          <Conversation sessionId={sessionId} messages={detail.messages} canAsk={!running} onSent={load} />
+        )}
       </section>
     </div>
   );

@@ -19,6 +19,7 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
   const [renaming, setRenaming] = useState<string | null>(null);
   const more = useRef<HTMLDivElement>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `refresh` changes when the app asks for a reload
   useEffect(() => {
     let cancelled = false;
     const load = () =>
@@ -46,7 +47,10 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
     const observer = new IntersectionObserver(async ([entry]) => {
       if (!entry?.isIntersecting) return;
       const page = await api.listSessions({ q: query, cursor });
-      setSessions((existing) => [...existing, ...page.sessions.filter((session) => !existing.some((each) => each.id === session.id))]);
+      setSessions((existing) => [
+        ...existing,
+        ...page.sessions.filter((session) => !existing.some((each) => each.id === session.id)),
+      ]);
       setCursor(page.nextCursor);
     });
     observer.observe(more.current);
@@ -77,22 +81,38 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
 
   return (
     <nav className="sidebar" aria-label="Sessions">
-      <button className="primary" onClick={() => navigate('/')}>
+      <button type="button" className="primary" onClick={() => navigate('/')}>
         New research
       </button>
-      <input type="search" placeholder="Search sessions" aria-label="Search sessions" value={query} onChange={(event) => setQuery(event.target.value)} />
-      {error && <p className="error" role="alert">{error}</p>}
+      <input
+        type="search"
+        placeholder="Search sessions"
+        aria-label="Search sessions"
+        value={query}
+        onChange={(event) => setQuery(event.target.value)}
+      />
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       {loading && <p className="muted">Loading…</p>}
-      {!loading && sessions.length === 0 && <p className="muted">{query ? 'No sessions match.' : 'No sessions yet.'}</p>}
+      {!loading && sessions.length === 0 && (
+        <p className="muted">{query ? 'No sessions match.' : 'No sessions yet.'}</p>
+      )}
       {groupByDate(sessions).map(([group, items]) => (
         <section key={group}>
           <h2 className="group">{group}</h2>
           <ul>
             {items.map((session) => (
-              <li key={session.id} className={session.id === current ? 'session active' : 'session'} data-session-id={session.id}>
+              <li
+                key={session.id}
+                className={session.id === current ? 'session active' : 'session'}
+                data-session-id={session.id}
+              >
                 {renaming === session.id ? (
                   <input
-                    autoFocus
+                    ref={(element) => element?.focus()}
                     aria-label="New title"
                     defaultValue={session.title}
                     onBlur={(event) => void rename(session, event.target.value)}
@@ -102,7 +122,13 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
                     }}
                   />
                 ) : (
-                  <a href={`/sessions/${session.id}`} onClick={(event) => (event.preventDefault(), navigate(`/sessions/${session.id}`))}>
+                  <a
+                    href={`/sessions/${session.id}`}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      navigate(`/sessions/${session.id}`);
+                    }}
+                  >
                     <span className="title">{session.title}</span>
                     <span className={`badge ${session.status}`}>
                       {session.status}
@@ -113,15 +139,23 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
                 )}
                 <details className="menu">
                   <summary aria-label={`Actions for ${session.title}`}>⋯</summary>
-                  <button onClick={() => setRenaming(session.id)}>Rename</button>
-                  <button onClick={() => void remove(session)}>Delete</button>
+                  <button type="button" onClick={() => setRenaming(session.id)}>
+                    Rename
+                  </button>
+                  <button type="button" onClick={() => void remove(session)}>
+                    Delete
+                  </button>
                 </details>
               </li>
             ))}
           </ul>
         </section>
       ))}
-      {cursor && <div ref={more} className="muted small">Loading more…</div>}
+      {cursor && (
+        <div ref={more} className="muted small">
+          Loading more…
+        </div>
+      )}
     </nav>
   );
 }

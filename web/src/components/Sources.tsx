@@ -10,7 +10,8 @@ export function Sources({ sources }: { sources: Source[] }) {
     <ol className="sources">
       {sources.map((source) => (
         <li key={source.id} id={source.citation ? `source-${source.citation}` : undefined}>
-          <span className="badge">{source.citation ? `[${source.citation}]` : 'not cited'}</span> <strong>{source.title}</strong>
+          <span className="badge">{source.citation ? `[${source.citation}]` : 'not cited'}</span>{' '}
+          <strong>{source.title}</strong>
           <div className="muted small">
             {source.url.startsWith('http') ? (
               <a href={source.url} rel="noreferrer noopener" target="_blank">
@@ -19,7 +20,9 @@ export function Sources({ sources }: { sources: Source[] }) {
             ) : (
               location(source.url)
             )}
-            {source.metadata.fetched === false ? ` · not fetched: ${source.metadata.error ?? 'unknown reason'}` : ' · fetched'}
+            {source.metadata.fetched === false
+              ? ` · not fetched: ${source.metadata.error ?? 'unknown reason'}`
+              : ' · fetched'}
           </div>
         </li>
       ))}

@@ -1,15 +1,30 @@
 // @vitest-environment happy-dom
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Timeline, buildTimeline } from './Timeline.tsx';
+import { event, type QuarryEvent, type WireEvent } from '../../../src/shared/events.ts';
+import { buildTimeline, Timeline } from './Timeline.tsx';
 
-const event = (offset: number, type: string, data: Record<string, unknown>) => ({ offset, type, data, createdAt: new Date().toISOString() });
+const wire = (offset: number, value: QuarryEvent): WireEvent => ({
+  ...value,
+  offset,
+  createdAt: new Date().toISOString(),
+});
 
 describe('Timeline', () => {
   const events = [
-    event(1, 'step-start', { key: 'plan', phase: 'plan', attempt: 1 }),
-    event(2, 'step-end', { key: 'plan', status: 'completed', durationMs: 12, usage: { inputTokens: 30, outputTokens: 12 } }),
-    event(3, 'step-start', { key: 'iteration-1/search-0', phase: 'search', attempt: 2 }),
+    wire(1, event('step-start', { key: 'plan', phase: 'plan', kind: 'task', attempt: 1 })),
+    wire(
+      2,
+      event('step-end', {
+        key: 'plan',
+        phase: 'plan',
+        kind: 'task',
+        status: 'completed',
+        durationMs: 12,
+        usage: { inputTokens: 30, outputTokens: 12 },
+      }),
+    ),
+    wire(3, event('step-start', { key: 'iteration-1/search-0', phase: 'search', kind: 'task', attempt: 2 })),
   ];
 
   it('groups steps by phase with status, duration, tokens and attempts', () => {

@@ -13,13 +13,16 @@ export function buildTimeline(events: LiveEvent[]): { phase: string; steps: Step
   const phases: { phase: string; steps: StepView[] }[] = [];
   const steps = new Map<string, StepView>();
   for (const event of events) {
-    const data = event.data ?? {};
     if (event.type === 'step-start') {
-      const phase = String(data.phase ?? 'other');
+      const { data } = event;
+      const phase = data.phase ?? 'other';
       // Consecutive steps of one phase share a group; a phase met again (a new iteration) opens another.
       let group = phases.at(-1)?.phase === phase ? phases.at(-1) : undefined;
-      if (!group) phases.push((group = { phase, steps: [] }));
-      const step: StepView = { key: String(data.key), status: 'running', attempt: Number(data.attempt ?? 1) };
+      if (!group) {
+        group = { phase, steps: [] };
+        phases.push(group);
+      }
+      const step: StepView = { key: data.key, status: 'running', attempt: data.attempt };
       const previous = steps.get(step.key);
       if (previous) Object.assign(previous, step);
       else {
@@ -28,11 +31,12 @@ export function buildTimeline(events: LiveEvent[]): { phase: string; steps: Step
       }
     }
     if (event.type === 'step-end') {
-      const step = steps.get(String(data.key));
+      const { data } = event;
+      const step = steps.get(data.key);
       if (!step) continue;
-      step.status = String(data.status);
-      step.durationMs = data.durationMs as number | undefined;
-      const usage = data.usage as { inputTokens?: number; outputTokens?: number } | null;
+      step.status = data.status;
+      step.durationMs = data.durationMs;
+      const usage = data.usage;
       if (usage) step.tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
     }
   }
@@ -45,6 +49,7 @@ export function Timeline({ events }: { events: LiveEvent[] }) {
   return (
     <ol className="timeline">
       {phases.map((phase, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a phase met again is a new group; its position is its identity
         <li key={`${phase.phase}-${index}`}>
           <h3>{phase.phase}</h3>
           <ul>
