@@ -33,11 +33,18 @@ export class FakeHttpServer {
     return this;
   }
 
-  async start(handler?: (request: RecordedRequest, response: ServerResponse) => boolean | Promise<boolean>): Promise<this> {
+  async start(
+    handler?: (request: RecordedRequest, response: ServerResponse) => boolean | Promise<boolean>,
+  ): Promise<this> {
     this.server = createServer(async (incoming, response) => {
       const chunks: Buffer[] = [];
       for await (const chunk of incoming) chunks.push(chunk as Buffer);
-      const request: RecordedRequest = { method: incoming.method ?? 'GET', url: new URL(incoming.url ?? '/', this.baseUrl), headers: incoming.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request: RecordedRequest = {
+        method: incoming.method ?? 'GET',
+        url: new URL(incoming.url ?? '/', this.baseUrl),
+        headers: incoming.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       this.requests.push(request);
       if (handler && (await handler(request, response))) return;
       const next = this.queue.shift();
@@ -47,7 +54,8 @@ export class FakeHttpServer {
         return;
       }
       if (next.delayMs) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
-      const body = typeof next.body === 'string' || Buffer.isBuffer(next.body) ? next.body : JSON.stringify(next.body ?? {});
+      const body =
+        typeof next.body === 'string' || Buffer.isBuffer(next.body) ? next.body : JSON.stringify(next.body ?? {});
       response.writeHead(next.status ?? 200, { 'content-type': 'application/json', ...next.headers }).end(body);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

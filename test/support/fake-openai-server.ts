@@ -5,6 +5,8 @@ export interface ChatRequest {
   model: string;
   messages: { role: string; content: string }[];
   stream?: boolean;
+  /** `json_schema` (structured outputs) or `json_object` (JSON mode), as OpenAI's Chat Completions take it. */
+  response_format?: { type: string; json_schema?: { name?: string; schema?: unknown; strict?: boolean } };
 }
 
 export interface LoggedCall {
@@ -26,7 +28,10 @@ export class FakeOpenAiServer {
   baseUrl = '';
   private server: Server | null = null;
 
-  constructor(private readonly respond: Responder, private readonly options: { delayMs?: number } = {}) {}
+  constructor(
+    private readonly respond: Responder,
+    private readonly options: { delayMs?: number } = {},
+  ) {}
 
   async start(port = 0): Promise<this> {
     this.server = createServer(async (incoming, response) => {
@@ -42,25 +47,45 @@ export class FakeOpenAiServer {
       try {
         reply = this.respond(request, this.calls.length);
       } catch (error) {
-        response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: (error as Error).message } }));
+        response
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: (error as Error).message } }));
         return;
       }
       if (this.options.delayMs) await new Promise((resolve) => setTimeout(resolve, this.options.delayMs));
       this.calls.push({ request, reply });
       const promptTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
       const completionTokens = Math.ceil(reply.length / 4);
-      const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      const usage = {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      };
       const base = { id: `chatcmpl-${this.calls.length}`, created: 1_700_000_000, model: request.model };
       if (!request.stream) {
         response.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }], usage }),
+          JSON.stringify({
+            ...base,
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+            usage,
+          }),
         );
         return;
       }
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const send = (payload: unknown) => response.write(`data: ${JSON.stringify(payload)}\n\n`);
-      send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-      for (const piece of reply.match(/[\s\S]{1,24}/g) ?? []) send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+      send({
+        ...base,
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+      });
+      for (const piece of reply.match(/[\s\S]{1,24}/g) ?? [])
+        send({
+          ...base,
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: { content: piece }, finish_reason: null }],
+        });
       send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
       send({ ...base, object: 'chat.completion.chunk', choices: [], usage });
       response.end('data: [DONE]\n\n');

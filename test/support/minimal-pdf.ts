@@ -1,14 +1,14 @@
 /** A small valid PDF with a title and lines of Helvetica text, for extraction tests. */
 export function minimalPdf(title: string, lines: string[]): Buffer {
-  const escape = (text: string) => text.replace(/[\\()]/g, (char) => `\\${char}`);
-  const content = `BT /F1 12 Tf 72 720 Td ${lines.map((line, index) => `${index ? '0 -16 Td ' : ''}(${escape(line)}) Tj`).join(' ')} ET`;
+  const escapePdf = (text: string) => text.replace(/[\\()]/g, (char) => `\\${char}`);
+  const content = `BT /F1 12 Tf 72 720 Td ${lines.map((line, index) => `${index ? '0 -16 Td ' : ''}(${escapePdf(line)}) Tj`).join(' ')} ET`;
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
     `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    `<< /Title (${escape(title)}) /Author (Quarry Tests) >>`,
+    `<< /Title (${escapePdf(title)}) /Author (Quarry Tests) >>`,
   ];
   let body = '%PDF-1.4\n';
   const offsets: number[] = [];

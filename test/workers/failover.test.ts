@@ -1,14 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { localServiceContext } from '../../src/service/local-context.ts';
 import { startResearch } from '../../src/service/start-research.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { FakeOpenAiServer, lastUserOf, systemOf } from '../support/fake-openai-server.ts';
-import { fakeResearchModel } from '../support/fake-research-model.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = join(root, 'test', 'fixtures', 'corpus');
@@ -22,16 +24,35 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
   const workers: ChildProcess[] = [];
 
   function startWorker(name: string, env: NodeJS.ProcessEnv, leaseTtlSeconds: number): ChildProcess {
-    const child = spawn(process.execPath, [join(root, 'bin', 'quarry.mjs'), 'worker', '--id', name, '--concurrency', '3', '--lease-ttl', String(leaseTtlSeconds), '--grace', '5'], { env, stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, 'bin', 'quarry.mjs'),
+        'worker',
+        '--id',
+        name,
+        '--concurrency',
+        '3',
+        '--lease-ttl',
+        String(leaseTtlSeconds),
+        '--grace',
+        '5',
+      ],
+      { env, stdio: 'ignore' },
+    );
     workers.push(child);
     return child;
   }
 
-  async function createSessions(env: NodeJS.ProcessEnv, count: number): Promise<string[]> {
+  async function createSessions(env: Record<string, string>, count: number): Promise<string[]> {
     const ids: string[] = [];
     for (let index = 0; index < count; index++) {
       // Distinct questions make distinct prompts, so the fake's log tells each session's calls apart.
-      const { session } = await startResearch({ store: database.store, ownerId: 'local', env }, { question: `How does tidal power work? (case ${index})`, docs: [docs], settings: { model: 'openai-compatible:fake', maxIterations: 1, queriesPerIteration: 2 } });
+      const { session } = await startResearch(localServiceContext(database.store, testConfig(env)), {
+        question: `How does tidal power work? (case ${index})`,
+        docs: [docs],
+        settings: { model: 'openai-compatible:fake', maxIterations: 1, queriesPerIteration: 2 },
+      });
       ids.push(session.id);
     }
     return ids;
@@ -42,7 +63,10 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
     for (const id of ids) {
       const steps = await database.store.listSteps(id, { includePrompts: true });
       for (const step of steps.filter((each) => each.kind === 'llm' && each.status === 'completed')) {
-        const sent = fake.calls.filter((call) => lastUserOf(call.request) === step.prompt!.user && systemOf(call.request) === (step.prompt!.system ?? '')).length;
+        const sent = fake.calls.filter(
+          (call) =>
+            lastUserOf(call.request) === step.prompt!.user && systemOf(call.request) === (step.prompt!.system ?? ''),
+        ).length;
         // A call that crashed with its worker was never recorded; only such calls may be sent again.
         expect(sent, `${id} ${step.key}`).toBeLessThanOrEqual(step.attempts);
         if (step.attempts === 1) expect(sent, `${id} ${step.key}`).toBe(1);
@@ -52,7 +76,7 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
 
   beforeEach(async () => {
     database = await postgresHarness.create();
-    fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: 120 }).start();
+    fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 120 }).start();
     docs = mkdtempSync(join(tmpdir(), 'quarry-workers-'));
     cpSync(fixtures, docs, { recursive: true });
   });
@@ -63,40 +87,78 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
     rmSync(docs, { recursive: true, force: true });
   });
 
-  it('completes every session when one of three workers is killed mid-run, repeating no completed call', { timeout: 180_000 }, async () => {
-    const env = { ...process.env, QUARRY_DB: database.location, QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' };
+  it('completes every session when one of three workers is killed mid-run, repeating no completed call', {
+    timeout: 180_000,
+  }, async () => {
+    const env = {
+      ...process.env,
+      QUARRY_DB: database.location,
+      QUARRY_LLM_BASE_URL: fake.baseUrl,
+      QUARRY_LLM_API_KEY: 'k',
+    };
     const ids = await createSessions(env, 20);
     const victim = startWorker('w1', env, 2);
     startWorker('w2', env, 2);
     startWorker('w3', env, 2);
-    await eventually(async () => (await database.store.listSessions({ status: ['running'] })).sessions.some((session) => session.lease?.workerId === 'w1'), 30_000);
-    const held = (await database.store.listSessions({ status: ['running'], limit: 50 })).sessions.filter((session) => session.lease?.workerId === 'w1').map((session) => session.id);
+    await eventually(
+      async () =>
+        (await database.store.listSessions({ status: ['running'] })).sessions.some(
+          (session) => session.lease?.workerId === 'w1',
+        ),
+      30_000,
+    );
+    const held = (await database.store.listSessions({ status: ['running'], limit: 50 })).sessions
+      .filter((session) => session.lease?.workerId === 'w1')
+      .map((session) => session.id);
     victim.kill('SIGKILL');
-    await eventually(async () => (await database.store.listSessions({ status: ['completed'], limit: 50 })).sessions.length === 20, 120_000);
+    await eventually(
+      async () => (await database.store.listSessions({ status: ['completed'], limit: 50 })).sessions.length === 20,
+      120_000,
+    );
     await expectNoCompletedCallRepeated(ids);
     // The killed worker's sessions were finished by the others.
     for (const id of held) {
       const events = await database.store.readEvents(id);
-      const workersSeen = events.filter((event) => event.type === 'run-start').map((event) => (event.data as { workerId: string }).workerId);
+      const workersSeen = events
+        .filter((event) => event.type === 'run-start')
+        .map((event) => (event.data as { workerId: string }).workerId);
       // (w1 may have died between its claim and its first event.)
       expect(workersSeen.at(-1)).not.toBe('w1');
     }
   });
 
   it('hands sessions over on SIGTERM at once, without waiting for lease expiry', { timeout: 180_000 }, async () => {
-    const env = { ...process.env, QUARRY_DB: database.location, QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' };
+    const env = {
+      ...process.env,
+      QUARRY_DB: database.location,
+      QUARRY_LLM_BASE_URL: fake.baseUrl,
+      QUARRY_LLM_API_KEY: 'k',
+    };
     const ids = await createSessions(env, 6);
     // Leases of ten minutes: only a handoff lets another worker continue within the test's time.
     const leaving = startWorker('leaving', env, 600);
-    await eventually(async () => (await database.store.listSessions({ status: ['running'] })).sessions.some((session) => session.lease?.workerId === 'leaving'), 30_000);
+    await eventually(
+      async () =>
+        (await database.store.listSessions({ status: ['running'] })).sessions.some(
+          (session) => session.lease?.workerId === 'leaving',
+        ),
+      30_000,
+    );
     startWorker('staying', env, 600);
     const exited = new Promise((resolve) => leaving.on('exit', resolve));
     const stoppedAt = Date.now();
     leaving.kill('SIGTERM');
     await exited;
     expect(Date.now() - stoppedAt).toBeLessThan(15_000);
-    await eventually(async () => (await database.store.listSessions({ status: ['completed'], limit: 50 })).sessions.length === ids.length, 60_000).catch(async (error: Error) => {
-      const state = (await database.store.listSessions({ limit: 50 })).sessions.map((session) => `${session.id.slice(0, 6)} ${session.storedStatus}/${session.status} ${session.lease?.workerId ?? '-'} ${JSON.stringify(session.error)}`);
+    await eventually(
+      async () =>
+        (await database.store.listSessions({ status: ['completed'], limit: 50 })).sessions.length === ids.length,
+      60_000,
+    ).catch(async (error: Error) => {
+      const state = (await database.store.listSessions({ limit: 50 })).sessions.map(
+        (session) =>
+          `${session.id.slice(0, 6)} ${session.storedStatus}/${session.status} ${session.lease?.workerId ?? '-'} ${JSON.stringify(session.error)}`,
+      );
       throw new Error(`${error.message}\n${state.join('\n')}`);
     });
     await expectNoCompletedCallRepeated(ids);
