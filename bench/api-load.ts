@@ -14,7 +14,13 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 
 async function fillSessions(path: string, count: number): Promise<string> {
   const store = await openStore({ db: path });
-  const first = await store.createSession({ ownerId: 'local', title: 'Live session', question: 'q', workflow: { name: 'research', version: 1 }, run: { kind: 'initial' } });
+  const first = await store.createSession({
+    ownerId: 'local',
+    title: 'Live session',
+    question: 'q',
+    workflow: { name: 'research', version: 1 },
+    run: { kind: 'initial' },
+  });
   await store.updateSession(first.id, { status: 'interrupted' });
   await store.close();
   const driver = await openDriver(path);
@@ -31,7 +37,11 @@ async function fillSessions(path: string, count: number): Promise<string> {
 }
 
 async function startServer(path: string, port: number) {
-  const child = spawn(process.execPath, [join(root, 'bin/quarry.mjs'), 'serve', '--port', String(port), '--no-runner'], { env: { ...process.env, QUARRY_DB: path }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/quarry.mjs'), 'serve', '--port', String(port), '--no-runner'],
+    { env: { ...process.env, QUARRY_DB: path }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
     child.on('exit', () => reject(new Error('server exited')));
@@ -52,7 +62,12 @@ async function loadList(url: string, seconds: number, connections: number) {
       }
     }),
   );
-  return { requests: latencies.length, perSecond: latencies.length / seconds, median: median(latencies), p95: percentile(latencies, 95) };
+  return {
+    requests: latencies.length,
+    perSecond: latencies.length / seconds,
+    median: median(latencies),
+    p95: percentile(latencies, 95),
+  };
 }
 
 /** Opens `clients` SSE streams, appends `events` events, and counts the clients that got them all. */
@@ -65,7 +80,9 @@ async function sseClients(base: string, path: string, sessionId: string, clients
     received.map(async (_, index) => {
       const controller = new AbortController();
       controllers.push(controller);
-      const response = await fetch(`${base}/api/sessions/${sessionId}/events?after=${start}`, { signal: controller.signal });
+      const response = await fetch(`${base}/api/sessions/${sessionId}/events?after=${start}`, {
+        signal: controller.signal,
+      });
       const reader = response.body!.getReader();
       void (async () => {
         const decoder = new TextDecoder();
@@ -79,15 +96,20 @@ async function sseClients(base: string, path: string, sessionId: string, clients
   );
   const started = performance.now();
   for (let event = 0; event < events; event++) {
-    await store.appendEvent({ sessionId, type: 'step-end', data: { key: `bench-${event}` } });
+    await store.appendEvent({ sessionId, event: { type: 'phase-start', data: { phase: `bench-${event}` } } });
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const deadline = Date.now() + 15_000;
-  while (received.filter((count) => count >= events).length < clients && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (received.filter((count) => count >= events).length < clients && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   const seconds = (performance.now() - started) / 1000;
   for (const controller of controllers) controller.abort();
   await store.close();
-  return { opened: opened.filter((result) => result.status === 'fulfilled').length, complete: received.filter((count) => count >= events).length, seconds };
+  return {
+    opened: opened.filter((result) => result.status === 'fulfilled').length,
+    complete: received.filter((count) => count >= events).length,
+    seconds,
+  };
 }
 
 export async function run(): Promise<void> {
@@ -102,15 +124,29 @@ export async function run(): Promise<void> {
       const rows: string[][] = [];
       for (const connections of [1, 16, 64]) {
         const result = await loadList(`${base}/api/sessions?limit=50`, 5, connections);
-        rows.push([String(connections), String(result.requests), result.perSecond.toFixed(0), formatMs(result.median), formatMs(result.p95)]);
+        rows.push([
+          String(connections),
+          String(result.requests),
+          result.perSecond.toFixed(0),
+          formatMs(result.median),
+          formatMs(result.p95),
+        ]);
       }
-      printTable('GET /api/sessions?limit=50 with 10,001 sessions (SQLite; server and load generator on one 2-core machine)', ['connections', 'requests', 'requests/s', 'median', 'p95'], rows);
+      printTable(
+        'GET /api/sessions?limit=50 with 10,001 sessions (SQLite; server and load generator on one 2-core machine)',
+        ['connections', 'requests', 'requests/s', 'median', 'p95'],
+        rows,
+      );
       const sse: string[][] = [];
       for (const clients of [100, 500, 1000]) {
         const result = await sseClients(base, path, live, clients, 20);
         sse.push([String(clients), String(result.opened), String(result.complete), `${result.seconds.toFixed(1)} s`]);
       }
-      printTable('Concurrent SSE clients on one server, 20 events appended by another process', ['clients', 'streams opened', 'got every event', 'time'], sse);
+      printTable(
+        'Concurrent SSE clients on one server, 20 events appended by another process',
+        ['clients', 'streams opened', 'got every event', 'time'],
+        sse,
+      );
     } finally {
       server.kill('SIGTERM');
     }

@@ -15,7 +15,9 @@ export function seededRandom(seed: number): () => number {
 }
 
 const words =
-  'research source evidence claim analysis solar battery storage grid policy market cost energy efficiency panel wind turbine capacity demand supply forecast model data survey study result method sample error trend region country city household industry transport emission carbon climate'.split(' ');
+  'research source evidence claim analysis solar battery storage grid policy market cost energy efficiency panel wind turbine capacity demand supply forecast model data survey study result method sample error trend region country city household industry transport emission carbon climate'.split(
+    ' ',
+  );
 
 /** About `bytes` of prose-like text made of random words: a fetched page or a note. */
 export function pageText(random: () => number, bytes: number): string {
@@ -78,13 +80,17 @@ export function printTable(title: string, header: string[], rows: (string | numb
   for (const row of cells.slice(1)) console.log(line(row));
 }
 
-export const pgBenchUrl = process.env.QUARRY_BENCH_PG_URL ?? process.env.QUARRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const pgBenchUrl =
+  process.env.QUARRY_BENCH_PG_URL ?? process.env.QUARRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /**
  * Runs PostgreSQL measurements in a throwaway schema, dropped afterwards; when the server cannot be
  * reached, `onSkip` gets the reason so the table says so instead of the run failing.
  */
-export async function inPostgresSchema(work: (schema: string) => Promise<void>, onSkip: (reason: string) => void): Promise<void> {
+export async function inPostgresSchema(
+  work: (schema: string) => Promise<void>,
+  onSkip: (reason: string) => void,
+): Promise<void> {
   const { openDriver } = await import('../src/store/open-store.ts');
   const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
   try {

@@ -2,11 +2,13 @@
  * Local corpus: indexing throughput (MB of text per second) and search latency over a generated
  * corpus of 50 MB of Markdown. Run alone: `node --import tsx bench/corpus-index.ts [megabytes]`.
  */
+type StoreOptions = Omit<OpenStoreOptions, 'db'>;
+
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalCorpusSearch } from '../src/providers/search/local-corpus/local-corpus-search.ts';
 import { indexFolders } from '../src/providers/search/local-corpus/index-folders.ts';
-import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
+import { LocalCorpusSearch } from '../src/providers/search/local-corpus/local-corpus-search.ts';
+import { type OpenStoreOptions, openDriver, openStore } from '../src/store/open-store.ts';
 import { formatMs, median, percentile, pgBenchUrl, printTable, seededRandom, tempFolder, timeMs } from './bench-lib.ts';
 
 const FILE_BYTES = 100 * 1024;
@@ -17,13 +19,36 @@ const FILE_BYTES = 100 * 1024;
  * documents. (A small vocabulary would make every query match every passage.)
  */
 function zipfText(random: () => number) {
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'si', 'po', 'de', 'ga', 'vu', 'ze', 'ti', 'ba', 'no', 'ri', 'sa', 'le', 'mo', 'ku'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'tu',
+    'ra',
+    'si',
+    'po',
+    'de',
+    'ga',
+    'vu',
+    'ze',
+    'ti',
+    'ba',
+    'no',
+    'ri',
+    'sa',
+    'le',
+    'mo',
+    'ku',
+  ];
   const vocabulary = Array.from({ length: 30_000 }, (_, index) => {
     let word = '';
-    for (let rest = index + 1; rest > 0; rest = Math.floor(rest / syllables.length)) word += syllables[rest % syllables.length];
+    for (let rest = index + 1; rest > 0; rest = Math.floor(rest / syllables.length))
+      word += syllables[rest % syllables.length];
     return word;
   });
-  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length))) - 1)]!;
+  const word = () =>
+    vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length))) - 1)]!;
   return {
     paragraph(bytes: number): string {
       const words: string[] = [];
@@ -55,7 +80,14 @@ function generateCorpus(folder: string, megabytes: number): number {
   return bytes;
 }
 
-async function measure(label: string, location: string, options: OpenStoreOptions, folder: string, bytes: number, rows: string[][]): Promise<void> {
+async function measure(
+  label: string,
+  location: string,
+  options: StoreOptions,
+  folder: string,
+  bytes: number,
+  rows: string[][],
+): Promise<void> {
   const store = await openStore({ db: location, ...options });
   try {
     let report!: Awaited<ReturnType<typeof indexFolders>>;
@@ -70,7 +102,16 @@ async function measure(label: string, location: string, options: OpenStoreOption
       times.push(await timeMs(() => search.search(words, { maxResults: 10 })));
     }
     const megabytes = bytes / 1024 / 1024;
-    rows.push([label, `${megabytes.toFixed(0)} MB`, String(report.added), String(report.passages), `${(indexMs / 1000).toFixed(1)} s`, `${(megabytes / (indexMs / 1000)).toFixed(2)} MB/s`, formatMs(median(times)), formatMs(percentile(times, 95))]);
+    rows.push([
+      label,
+      `${megabytes.toFixed(0)} MB`,
+      String(report.added),
+      String(report.passages),
+      `${(indexMs / 1000).toFixed(1)} s`,
+      `${(megabytes / (indexMs / 1000)).toFixed(2)} MB/s`,
+      formatMs(median(times)),
+      formatMs(percentile(times, 95)),
+    ]);
   } finally {
     await store.close();
   }
@@ -100,7 +141,11 @@ export async function run(megabytes = Number(process.argv[2] ?? 50)): Promise<vo
   } finally {
     corpus.remove();
   }
-  printTable('Local corpus: indexing and search (200 queries of 3 words, top 10)', ['store', 'corpus', 'files', 'passages', 'index time', 'throughput', 'search median', 'search p95'], rows);
+  printTable(
+    'Local corpus: indexing and search (200 queries of 3 words, top 10)',
+    ['store', 'corpus', 'files', 'passages', 'index time', 'throughput', 'search median', 'search p95'],
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -3,10 +3,12 @@
  * sessions with 200 and 10,000 completed steps. Target: under 100 ms for 10,000 on SQLite.
  * Run alone: `node --import tsx bench/engine-resume.ts`.
  */
+type StoreOptions = Omit<OpenStoreOptions, 'db'>;
+
 import { join } from 'node:path';
 import { Runner } from '../src/engine/runner.ts';
-import { WorkflowRegistry, type Workflow } from '../src/engine/workflow.ts';
-import { openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
+import { type Workflow, WorkflowRegistry } from '../src/engine/workflow.ts';
+import { type OpenStoreOptions, openStore } from '../src/store/open-store.ts';
 import { formatMs, inPostgresSchema, median, pgBenchUrl, printTable, tempFolder } from './bench-lib.ts';
 
 const REPEATS = 7;
@@ -18,7 +20,10 @@ function replayWorkflow(onResumePoint: () => void): Workflow<{ steps: number }, 
     version: 1,
     async run(ctx, input) {
       for (let index = 0; index < input.steps; index++) {
-        await ctx.step({ key: `iteration-${Math.floor(index / 10)}/step-${index % 10}`, phase: index % 2 ? 'read' : 'search' }, () => ({ note: `note ${index}`, url: `https://example.org/${index}` }));
+        await ctx.step(
+          { key: `iteration-${Math.floor(index / 10)}/step-${index % 10}`, phase: index % 2 ? 'read' : 'search' },
+          () => ({ note: `note ${index}`, url: `https://example.org/${index}` }),
+        );
       }
       await ctx.step({ key: 'resume-point' }, () => {
         onResumePoint();
@@ -28,10 +33,16 @@ function replayWorkflow(onResumePoint: () => void): Workflow<{ steps: number }, 
   };
 }
 
-async function prepare(location: string, options: OpenStoreOptions, steps: number): Promise<string> {
+async function prepare(location: string, options: StoreOptions, steps: number): Promise<string> {
   const store = await openStore({ db: location, ...options });
   try {
-    const session = await store.createSession({ ownerId: 'bench', title: 'resume', question: 'q', workflow: { name: 'replay', version: 1 }, run: { kind: 'initial', input: { steps: steps - 1 } } });
+    const session = await store.createSession({
+      ownerId: 'bench',
+      title: 'resume',
+      question: 'q',
+      workflow: { name: 'replay', version: 1 },
+      run: { kind: 'initial', input: { steps: steps - 1 } },
+    });
     const lease = await store.claimSession({ sessionId: session.id, workerId: 'bench', ttlMs: 600_000 });
     for (let index = 0; index < steps - 1; index++) {
       await store.recordStep(lease, {
@@ -49,12 +60,16 @@ async function prepare(location: string, options: OpenStoreOptions, steps: numbe
   }
 }
 
-async function timeResume(location: string, options: OpenStoreOptions, sessionId: string): Promise<number> {
+async function timeResume(location: string, options: StoreOptions, sessionId: string): Promise<number> {
   const start = performance.now();
   let reached = 0;
   const store = await openStore({ db: location, ...options });
   try {
-    const runner = new Runner({ store, workflows: new WorkflowRegistry([replayWorkflow(() => (reached = performance.now()))]), log: () => undefined });
+    const runner = new Runner({
+      store,
+      workflows: new WorkflowRegistry([replayWorkflow(() => (reached = performance.now()))]),
+      log: () => undefined,
+    });
     await runner.runSession(sessionId);
     return reached - start;
   } finally {
@@ -62,7 +77,7 @@ async function timeResume(location: string, options: OpenStoreOptions, sessionId
   }
 }
 
-async function measure(label: string, location: string, options: OpenStoreOptions, rows: string[][]): Promise<void> {
+async function measure(label: string, location: string, options: StoreOptions, rows: string[][]): Promise<void> {
   for (const steps of [200, 10_000]) {
     const sessionId = await prepare(location, options, steps);
     const times: number[] = [];
@@ -79,7 +94,10 @@ export async function run(): Promise<void> {
   } finally {
     folder.remove();
   }
-  await inPostgresSchema((schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows), (reason) => rows.push(['PostgreSQL', reason, '-', '-']));
+  await inPostgresSchema(
+    (schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows),
+    (reason) => rows.push(['PostgreSQL', reason, '-', '-']),
+  );
   printTable(
     `Time to resume: open the store, load the journal, replay to the resume point (median of ${REPEATS})`,
     ['store', 'journaled steps', 'median', 'best'],

@@ -21,7 +21,13 @@ const names = requested.length === 0 ? ['compare'] : requested;
 const scripts = names.flatMap((name) => (name === 'all' ? Object.values(groups).flat() : (groups[name] ?? [name])));
 
 const machine = `${type()} ${release()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${(totalmem() / 2 ** 30).toFixed(0)} GB`;
-const output: string[] = [`# Quarry benchmark results`, '', `${new Date().toISOString()} · ${machine}`, '', `Scripts: ${scripts.join(', ')}.`];
+const output: string[] = [
+  `# Quarry benchmark results`,
+  '',
+  `${new Date().toISOString()} · ${machine}`,
+  '',
+  `Scripts: ${scripts.join(', ')}.`,
+];
 const log = console.log;
 console.log = (...parts: unknown[]) => {
   output.push(parts.map(String).join(' '));

@@ -2,30 +2,57 @@
  * Step commit latency: begin + complete of one journaled step (two fenced transactions), against a
  * bare single-row insert on the same database. Run alone: `node --import tsx bench/store-commit-latency.ts`.
  */
+type StoreOptions = Omit<OpenStoreOptions, 'db'>;
+
 import { join } from 'node:path';
-import { openDriver, openStore, type OpenStoreOptions } from '../src/store/open-store.ts';
+import { type OpenStoreOptions, openDriver, openStore } from '../src/store/open-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { formatMs, inPostgresSchema, median, percentile, pgBenchUrl, printTable, tempFolder, timeMs } from './bench-lib.ts';
+import {
+  formatMs,
+  inPostgresSchema,
+  median,
+  percentile,
+  pgBenchUrl,
+  printTable,
+  tempFolder,
+  timeMs,
+} from './bench-lib.ts';
 
 const STEPS = 500;
 
 async function stepLatencies(store: Store): Promise<number[]> {
-  const session = await store.createSession({ ownerId: 'bench', title: 'Latency', question: 'q', workflow: { name: 'bench', version: 1 }, run: { kind: 'initial' } });
+  const session = await store.createSession({
+    ownerId: 'bench',
+    title: 'Latency',
+    question: 'q',
+    workflow: { name: 'bench', version: 1 },
+    run: { kind: 'initial' },
+  });
   const lease = await store.claimSession({ sessionId: session.id, workerId: 'bench', ttlMs: 600_000 });
   const runId = session.currentRunId!;
   const times: number[] = [];
   for (let step = 0; step < STEPS; step++) {
     times.push(
       await timeMs(async () => {
-        await store.beginStep(lease, { runId, key: `step-${step}`, phase: 'search', kind: 'task', input: { query: `query ${step}` } });
-        await store.completeStep(lease, { runId, key: `step-${step}`, output: { results: [`https://example.org/${step}`], count: 1 } });
+        await store.beginStep(lease, {
+          runId,
+          key: `step-${step}`,
+          phase: 'search',
+          kind: 'task',
+          input: { query: `query ${step}` },
+        });
+        await store.completeStep(lease, {
+          runId,
+          key: `step-${step}`,
+          output: { results: [`https://example.org/${step}`], count: 1 },
+        });
       }),
     );
   }
   return times;
 }
 
-async function bareInsertLatencies(location: string, options: OpenStoreOptions): Promise<number[]> {
+async function bareInsertLatencies(location: string, options: StoreOptions): Promise<number[]> {
   const driver = await openDriver(location, options);
   try {
     await driver.query('CREATE TABLE IF NOT EXISTS bench_bare (id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
@@ -33,7 +60,12 @@ async function bareInsertLatencies(location: string, options: OpenStoreOptions):
     for (let step = 0; step < STEPS; step++) {
       times.push(
         await timeMs(() =>
-          driver.transaction((tx) => tx.query('INSERT INTO bench_bare (id, payload) VALUES (?, ?)', [`row-${step}`, JSON.stringify({ results: [`https://example.org/${step}`] })])),
+          driver.transaction((tx) =>
+            tx.query('INSERT INTO bench_bare (id, payload) VALUES (?, ?)', [
+              `row-${step}`,
+              JSON.stringify({ results: [`https://example.org/${step}`] }),
+            ]),
+          ),
         ),
       );
     }
@@ -43,7 +75,7 @@ async function bareInsertLatencies(location: string, options: OpenStoreOptions):
   }
 }
 
-async function measure(label: string, location: string, options: OpenStoreOptions, rows: string[][]): Promise<void> {
+async function measure(label: string, location: string, options: StoreOptions, rows: string[][]): Promise<void> {
   const store = await openStore({ db: location, ...options });
   const steps = await stepLatencies(store);
   await store.close();
@@ -68,7 +100,10 @@ export async function run(): Promise<void> {
       folder.remove();
     }
   }
-  await inPostgresSchema((schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows), (reason) => rows.push(['PostgreSQL', reason, '-', '-', '-', '-']));
+  await inPostgresSchema(
+    (schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows),
+    (reason) => rows.push(['PostgreSQL', reason, '-', '-', '-', '-']),
+  );
   printTable(
     `Step commit latency, begin + complete (${STEPS} steps) against one bare single-row insert`,
     ['store', 'step median', 'step p99', 'bare insert median', 'bare p99', 'ratio (medians)'],

@@ -47,13 +47,26 @@ async function timeListing(store: Store, options: Parameters<Store['listSessions
   return times;
 }
 
-async function measure(label: string, location: string, schema: string | undefined, count: number, rows: string[][]): Promise<void> {
+async function measure(
+  label: string,
+  location: string,
+  schema: string | undefined,
+  count: number,
+  rows: string[][],
+): Promise<void> {
   const store = await openStore({ db: location, schema });
   try {
     await fillSessions(location, schema, count);
     const cases: [string, Parameters<Store['listSessions']>[0]][] = [
       ['first page', { limit: 50, ownerId: 'local' }],
-      ['second page', { limit: 50, ownerId: 'local', cursor: (await store.listSessions({ limit: 50, ownerId: 'local' })).nextCursor! }],
+      [
+        'second page',
+        {
+          limit: 50,
+          ownerId: 'local',
+          cursor: (await store.listSessions({ limit: 50, ownerId: 'local' })).nextCursor!,
+        },
+      ],
       ['status = completed', { limit: 50, ownerId: 'local', status: ['completed'] }],
       ['text search', { limit: 50, ownerId: 'local', search: 'number 4242' }],
     ];
@@ -88,7 +101,11 @@ export async function run(): Promise<void> {
       await driver?.close();
     }
   }
-  printTable('Listing sessions, pages of 50 (target: first page under 10 ms with 100,000 on SQLite)', ['store', 'sessions', 'query', 'median', 'p95'], rows);
+  printTable(
+    'Listing sessions, pages of 50 (target: first page under 10 ms with 100,000 on SQLite)',
+    ['store', 'sessions', 'query', 'median', 'p95'],
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -26,7 +26,13 @@ export async function writeSteps(store: Store, steps: number, seed = 1): Promise
   for (let step = 0; step < steps; step++) {
     const output = { page: pageText(random, STEP_OUTPUT_BYTES - 500), note: pageText(random, 400) };
     payload += JSON.stringify(output).length;
-    await store.beginStep(lease, { runId: session.currentRunId!, key: `iteration-${step}/read`, phase: 'read', kind: 'task', input: { url: `https://example.org/${step}` } });
+    await store.beginStep(lease, {
+      runId: session.currentRunId!,
+      key: `iteration-${step}/read`,
+      phase: 'read',
+      kind: 'task',
+      input: { url: `https://example.org/${step}` },
+    });
     await store.completeStep(lease, { runId: session.currentRunId!, key: `iteration-${step}/read`, output });
   }
   return payload;
@@ -80,9 +86,20 @@ export async function run(): Promise<void> {
   }
   for (const steps of [50, 100, 200]) {
     const measured = await postgresBytes(steps);
-    if (measured) rows.push(['PostgreSQL', steps, formatBytes(measured[1]), formatBytes(measured[0]), `${(measured[0] / measured[1]).toFixed(2)}×`]);
+    if (measured)
+      rows.push([
+        'PostgreSQL',
+        steps,
+        formatBytes(measured[1]),
+        formatBytes(measured[0]),
+        `${(measured[0] / measured[1]).toFixed(2)}×`,
+      ]);
   }
-  printTable('Storage after N steps of ~10 KB output (target: at most 1.5× the payload)', ['store', 'steps', 'payload', 'on disk', 'ratio'], rows);
+  printTable(
+    'Storage after N steps of ~10 KB output (target: at most 1.5× the payload)',
+    ['store', 'steps', 'payload', 'on disk', 'ratio'],
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -3,15 +3,17 @@
  * processes against a fake LLM with a fixed latency, and the time from a worker's death (SIGKILL) to
  * its sessions running again elsewhere. Run alone: `node --import tsx bench/workers.ts`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveConfig } from '../src/config/quarry-config.ts';
 import { indexFolders } from '../src/providers/search/local-corpus/index-folders.ts';
+import { localServiceContext } from '../src/service/local-context.ts';
 import { startResearch } from '../src/service/start-research.ts';
 import { openDriver, openStore } from '../src/store/open-store.ts';
 import type { Store } from '../src/store/store.ts';
 import { FakeOpenAiServer } from '../test/support/fake-openai-server.ts';
-import { fakeResearchModel } from '../test/support/fake-research-model.ts';
+import { schemaFakeModel } from '../test/support/schema-fake-model.ts';
 import { pgBenchUrl, printTable } from './bench-lib.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -20,7 +22,11 @@ const LATENCY_MS = 200;
 const SESSIONS = 24;
 
 function worker(name: string, env: NodeJS.ProcessEnv, leaseTtl: number): ChildProcess {
-  return spawn(process.execPath, [join(root, 'bin/quarry.mjs'), 'worker', '--id', name, '--concurrency', '4', '--lease-ttl', String(leaseTtl)], { env, stdio: 'ignore' });
+  return spawn(
+    process.execPath,
+    [join(root, 'bin/quarry.mjs'), 'worker', '--id', name, '--concurrency', '4', '--lease-ttl', String(leaseTtl)],
+    { env, stdio: 'ignore' },
+  );
 }
 
 async function completedCount(store: Store): Promise<number> {
@@ -44,13 +50,18 @@ async function withSchema<T>(work: (location: string, store: Store) => Promise<T
 
 async function createSessions(store: Store, env: NodeJS.ProcessEnv, count: number): Promise<void> {
   await indexFolders(store, [docs]);
+  const context = localServiceContext(store, resolveConfig({ env }));
   for (let index = 0; index < count; index++) {
-    await startResearch({ store, ownerId: 'local', env }, { question: `How does tidal power work? (${index})`, docs: [docs], settings: { model: 'openai-compatible:fake', maxIterations: 1, queriesPerIteration: 2 } });
+    await startResearch(context, {
+      question: `How does tidal power work? (${index})`,
+      docs: [docs],
+      settings: { model: 'openai-compatible:fake', maxIterations: 1, queriesPerIteration: 2 },
+    });
   }
 }
 
 export async function run(): Promise<void> {
-  const fake = await new FakeOpenAiServer(fakeResearchModel(), { delayMs: LATENCY_MS }).start();
+  const fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: LATENCY_MS }).start();
   const env = { ...process.env, QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' };
   const rows: string[][] = [];
   try {
@@ -58,7 +69,9 @@ export async function run(): Promise<void> {
       const result = await withSchema(async (location, store) => {
         await createSessions(store, env, SESSIONS);
         const started = performance.now();
-        const children = Array.from({ length: count }, (_, index) => worker(`w${index}`, { ...env, QUARRY_DB: location }, 15));
+        const children = Array.from({ length: count }, (_, index) =>
+          worker(`w${index}`, { ...env, QUARRY_DB: location }, 15),
+        );
         try {
           while ((await completedCount(store)) < SESSIONS) await new Promise((resolve) => setTimeout(resolve, 100));
         } finally {
@@ -68,7 +81,11 @@ export async function run(): Promise<void> {
       });
       rows.push([String(count), String(SESSIONS), `${result.toFixed(1)} s`, (SESSIONS / (result / 60)).toFixed(0)]);
     }
-    printTable(`Sessions completed per minute (fake LLM at ${LATENCY_MS} ms per call, 4 sessions per worker at once, PostgreSQL)`, ['workers', 'sessions', 'wall time', 'sessions/min'], rows);
+    printTable(
+      `Sessions completed per minute (fake LLM at ${LATENCY_MS} ms per call, 4 sessions per worker at once, PostgreSQL)`,
+      ['workers', 'sessions', 'wall time', 'sessions/min'],
+      rows,
+    );
 
     const failover: string[][] = [];
     for (const leaseTtl of [2, 5]) {
@@ -77,12 +94,22 @@ export async function run(): Promise<void> {
         const victim = worker('victim', { ...env, QUARRY_DB: location }, leaseTtl);
         let survivor: ChildProcess | null = null;
         try {
-          while (!(await store.listSessions({ status: ['running'] })).sessions.some((session) => session.lease?.workerId === 'victim')) await new Promise((resolve) => setTimeout(resolve, 20));
+          while (
+            !(await store.listSessions({ status: ['running'] })).sessions.some(
+              (session) => session.lease?.workerId === 'victim',
+            )
+          )
+            await new Promise((resolve) => setTimeout(resolve, 20));
           survivor = worker('survivor', { ...env, QUARRY_DB: location }, leaseTtl);
           await new Promise((resolve) => setTimeout(resolve, 1500)); // the survivor is up and idle
           const killedAt = performance.now();
           victim.kill('SIGKILL');
-          while (!(await store.listSessions({ status: ['running'] })).sessions.some((session) => session.lease?.workerId === 'survivor')) await new Promise((resolve) => setTimeout(resolve, 20));
+          while (
+            !(await store.listSessions({ status: ['running'] })).sessions.some(
+              (session) => session.lease?.workerId === 'survivor',
+            )
+          )
+            await new Promise((resolve) => setTimeout(resolve, 20));
           return (performance.now() - killedAt) / 1000;
         } finally {
           victim.kill('SIGKILL');
@@ -91,7 +118,11 @@ export async function run(): Promise<void> {
       });
       failover.push([`${leaseTtl} s`, `${seconds.toFixed(2)} s`]);
     }
-    printTable('From SIGKILL of a worker to its sessions running on another worker', ['lease TTL', 'time to resume elsewhere'], failover);
+    printTable(
+      'From SIGKILL of a worker to its sessions running on another worker',
+      ['lease TTL', 'time to resume elsewhere'],
+      failover,
+    );
   } finally {
     await fake.stop();
   }

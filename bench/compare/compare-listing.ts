@@ -2,7 +2,7 @@
  * Listing sessions: the first page of 50, newest first, with 1,000 and 100,000 sessions.
  * Run alone: `node --import tsx bench/compare/compare-listing.ts`.
  */
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
@@ -25,7 +25,10 @@ async function quarryListing(count: number): Promise<number> {
     const driver = await openDriver(path);
     await driver.transaction(async (tx) => {
       for (let index = 0; index < count; index++) {
-        await tx.query(`INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, created_at, updated_at) VALUES (?, 'local', ?, 'q', 'completed', '{}', 'research', 1, ?, ?)`, [`s-${index}`, `Session ${index}`, index, index]);
+        await tx.query(
+          `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, created_at, updated_at) VALUES (?, 'local', ?, 'q', 'completed', '{}', 'research', 1, ?, ?)`,
+          [`s-${index}`, `Session ${index}`, index, index],
+        );
       }
     });
     await driver.close();
@@ -43,12 +46,26 @@ async function quarryListing(count: number): Promise<number> {
 async function jsonListing(count: number): Promise<number> {
   const folder = tempFolder('list-json');
   try {
-    for (let index = 0; index < count; index++) writeFileSync(join(folder.path, `s-${index}.json`), JSON.stringify({ id: `s-${index}`, title: `Session ${index}`, status: 'completed', steps: [{ key: 'plan', output: 'q' }] }));
+    for (let index = 0; index < count; index++)
+      writeFileSync(
+        join(folder.path, `s-${index}.json`),
+        JSON.stringify({
+          id: `s-${index}`,
+          title: `Session ${index}`,
+          status: 'completed',
+          steps: [{ key: 'plan', output: 'q' }],
+        }),
+      );
     // Newest first means looking at every file's mtime, then reading the 50 newest for their titles.
     return await timed(() => {
-      const files = readdirSync(folder.path).map((name) => ({ name, mtime: statSync(join(folder.path, name)).mtimeMs }));
+      const files = readdirSync(folder.path).map((name) => ({
+        name,
+        mtime: statSync(join(folder.path, name)).mtimeMs,
+      }));
       files.sort((a, b) => b.mtime - a.mtime);
-      return files.slice(0, 50).map((file) => (JSON.parse(readFileSync(join(folder.path, file.name), 'utf8')) as { title: string }).title);
+      return files
+        .slice(0, 50)
+        .map((file) => (JSON.parse(readFileSync(join(folder.path, file.name), 'utf8')) as { title: string }).title);
     }, 5);
   } finally {
     folder.remove();
@@ -66,7 +83,11 @@ async function langGraphListing(count: number): Promise<number> {
     try {
       // Threads are not first-class: find the newest checkpoints, then load each thread's state.
       return await timed(async () => {
-        const threads = database.prepare('SELECT thread_id, MAX(checkpoint_id) AS latest FROM checkpoints GROUP BY thread_id ORDER BY latest DESC LIMIT 50').all() as { thread_id: string }[];
+        const threads = database
+          .prepare(
+            'SELECT thread_id, MAX(checkpoint_id) AS latest FROM checkpoints GROUP BY thread_id ORDER BY latest DESC LIMIT 50',
+          )
+          .all() as { thread_id: string }[];
         for (const thread of threads) await saver.getTuple({ configurable: { thread_id: thread.thread_id } });
       }, 5);
     } finally {
@@ -82,7 +103,9 @@ function bareListing(count: number): number {
   try {
     mkdirSync(folder.path, { recursive: true });
     const database = new Database(join(folder.path, 'bare.db'));
-    database.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT, updated_at INTEGER); CREATE INDEX by_update ON sessions (updated_at DESC)');
+    database.exec(
+      'CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT, updated_at INTEGER); CREATE INDEX by_update ON sessions (updated_at DESC)',
+    );
     const insert = database.prepare('INSERT INTO sessions VALUES (?, ?, ?)');
     database.transaction(() => {
       for (let index = 0; index < count; index++) insert.run(`s-${index}`, `Session ${index}`, index);
@@ -104,10 +127,18 @@ function bareListing(count: number): number {
 export async function run(): Promise<void> {
   const rows: string[][] = [];
   rows.push(['Quarry (SQLite)', formatMs(await quarryListing(1_000)), formatMs(await quarryListing(100_000))]);
-  rows.push(['LangGraph SqliteSaver', formatMs(await langGraphListing(1_000)), 'not run: creating 100,000 threads one run at a time was too slow for this run']);
+  rows.push([
+    'LangGraph SqliteSaver',
+    formatMs(await langGraphListing(1_000)),
+    'not run: creating 100,000 threads one run at a time was too slow for this run',
+  ]);
   rows.push(['JSON file per session', formatMs(await jsonListing(1_000)), formatMs(await jsonListing(100_000))]);
   rows.push(['bare SQLite table (floor)', formatMs(bareListing(1_000)), formatMs(bareListing(100_000))]);
-  printTable('Listing: first page of 50 sessions, newest first (median)', ['store', '1,000 sessions', '100,000 sessions'], rows);
+  printTable(
+    'Listing: first page of 50 sessions, newest first (median)',
+    ['store', '1,000 sessions', '100,000 sessions'],
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -4,7 +4,15 @@
  * (steps 181-200) in a session. Run alone: `node --import tsx bench/compare/compare-steps.ts`.
  */
 import { formatBytes, formatMs, median, percentile, pgBenchUrl, printTable, tempFolder } from '../bench-lib.ts';
-import { bareSqlite, dropSchema, jsonFile, langGraphContender, payloads, quarry, type Contender } from './contenders.ts';
+import {
+  bareSqlite,
+  type Contender,
+  dropSchema,
+  jsonFile,
+  langGraphContender,
+  payloads,
+  quarry,
+} from './contenders.ts';
 
 const ROUNDS = 3;
 
@@ -33,7 +41,8 @@ export async function run(): Promise<void> {
     [langGraphContender('postgres'), true],
   ];
   const steps = payloads(200);
-  const payloadBytes = (count: number) => steps.slice(0, count).reduce((sum, step) => sum + JSON.stringify(step).length, 0);
+  const payloadBytes = (count: number) =>
+    steps.slice(0, count).reduce((sum, step) => sum + JSON.stringify(step).length, 0);
   const sizes: (string | number)[][] = [];
   const latency: string[][] = [];
   const quarryBytes = new Map<string, number>();
@@ -46,7 +55,9 @@ export async function run(): Promise<void> {
         const bytes = await contender.bytes(where.location);
         if (contender.name.startsWith('Quarry')) quarryBytes.set(`${postgres}-${count}`, bytes);
         const versusQuarry = bytes / (quarryBytes.get(`${postgres}-${count}`) ?? bytes);
-        row.push(`${formatBytes(bytes)} (${(bytes / payloadBytes(count)).toFixed(1)}× payload, ${versusQuarry.toFixed(1)}× Quarry)`);
+        row.push(
+          `${formatBytes(bytes)} (${(bytes / payloadBytes(count)).toFixed(1)}× payload, ${versusQuarry.toFixed(1)}× Quarry)`,
+        );
       } finally {
         await where.remove();
       }
@@ -64,10 +75,25 @@ export async function run(): Promise<void> {
         await where.remove();
       }
     }
-    latency.push([contender.name, formatMs(median(early)), formatMs(percentile(early, 99)), formatMs(median(late)), formatMs(percentile(late, 99)), `${(median(late) / median(early)).toFixed(1)}×`]);
+    latency.push([
+      contender.name,
+      formatMs(median(early)),
+      formatMs(percentile(early, 99)),
+      formatMs(median(late)),
+      formatMs(percentile(late, 99)),
+      `${(median(late) / median(early)).toFixed(1)}×`,
+    ]);
   }
-  printTable(`Bytes on disk after N steps of ~10 KB (payload: ${formatBytes(payloadBytes(50))}, ${formatBytes(payloadBytes(100))}, ${formatBytes(payloadBytes(200))})`, ['store', '50 steps', '100 steps', '200 steps'], sizes);
-  printTable(`Per-step latency, work start to next work start (${ROUNDS} sessions of 200 steps)`, ['store', 'steps 1-20 median', 'p99', 'steps 181-200 median', 'p99', 'late / early'], latency);
+  printTable(
+    `Bytes on disk after N steps of ~10 KB (payload: ${formatBytes(payloadBytes(50))}, ${formatBytes(payloadBytes(100))}, ${formatBytes(payloadBytes(200))})`,
+    ['store', '50 steps', '100 steps', '200 steps'],
+    sizes,
+  );
+  printTable(
+    `Per-step latency, work start to next work start (${ROUNDS} sessions of 200 steps)`,
+    ['store', 'steps 1-20 median', 'p99', 'steps 181-200 median', 'p99', 'late / early'],
+    latency,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -10,7 +10,7 @@ import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Runner } from '../../src/engine/runner.ts';
-import { WorkflowRegistry, type Workflow } from '../../src/engine/workflow.ts';
+import { type Workflow, WorkflowRegistry } from '../../src/engine/workflow.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { folderBytes, pageText, seededRandom } from '../bench-lib.ts';
 
@@ -67,8 +67,19 @@ export function quarry(backend: 'sqlite' | 'postgres'): Contender {
       const store = await openStore({ db: db(location) });
       const starts: number[] = [];
       try {
-        await store.createSession({ id: session, ownerId: 'bench', title: session, question: 'q', workflow: { name: 'bench-steps', version: 1 }, run: { kind: 'initial', input: { steps: steps.length } } });
-        await new Runner({ store, workflows: new WorkflowRegistry([quarryWorkflow(steps, starts)]), leaseTtlMs: 600_000 }).runSession(session);
+        await store.createSession({
+          id: session,
+          ownerId: 'bench',
+          title: session,
+          question: 'q',
+          workflow: { name: 'bench-steps', version: 1 },
+          run: { kind: 'initial', input: { steps: steps.length } },
+        });
+        await new Runner({
+          store,
+          workflows: new WorkflowRegistry([quarryWorkflow(steps, starts)]),
+          leaseTtlMs: 600_000,
+        }).runSession(session);
         return gaps(starts, performance.now());
       } finally {
         await store.close();
@@ -89,7 +100,11 @@ export function quarry(backend: 'sqlite' | 'postgres'): Contender {
       const store = await openStore({ db: db(location) });
       try {
         // Replays the journaled steps, then starts step `steps`: the point where work continues.
-        await new Runner({ store, workflows: new WorkflowRegistry([quarryWorkflow([], starts, steps)]), log: () => undefined }).runSession(session, { fromStatuses: ['completed', 'failed', 'interrupted'] });
+        await new Runner({
+          store,
+          workflows: new WorkflowRegistry([quarryWorkflow([], starts, steps)]),
+          log: () => undefined,
+        }).runSession(session, { fromStatuses: ['completed', 'failed', 'interrupted'] });
         return starts.at(-1)! - started;
       } finally {
         await store.close();
@@ -132,7 +147,12 @@ export function langGraphContender(backend: 'sqlite' | 'postgres'): Contender {
       const saver = await saverFor(location);
       const starts: number[] = [];
       try {
-        await langGraph(steps, starts).compile({ checkpointer: saver }).invoke({ target: steps.length }, { configurable: { thread_id: session }, recursionLimit: steps.length * 2 + 10 });
+        await langGraph(steps, starts)
+          .compile({ checkpointer: saver })
+          .invoke(
+            { target: steps.length },
+            { configurable: { thread_id: session }, recursionLimit: steps.length * 2 + 10 },
+          );
         return gaps(starts, performance.now());
       } finally {
         await closeSaver(saver);
@@ -147,7 +167,9 @@ export function langGraphContender(backend: 'sqlite' | 'postgres'): Contender {
       const saver = await saverFor(location);
       try {
         // The latest checkpoint holds the whole state: loading it is what a resume must do first.
-        await langGraph([], []).compile({ checkpointer: saver }).getState({ configurable: { thread_id: session } });
+        await langGraph([], [])
+          .compile({ checkpointer: saver })
+          .getState({ configurable: { thread_id: session } });
         return performance.now() - started;
       } finally {
         await closeSaver(saver);
@@ -162,7 +184,13 @@ export const jsonFile: Contender = {
   name: 'JSON file per session',
   async run(location, session, steps) {
     const path = join(location, `${session}.json`);
-    const state = { id: session, title: session, status: 'running', updatedAt: 0, steps: [] as { key: string; output: StepPayload }[] };
+    const state = {
+      id: session,
+      title: session,
+      status: 'running',
+      updatedAt: 0,
+      steps: [] as { key: string; output: StepPayload }[],
+    };
     const starts: number[] = [];
     for (const [index, payload] of steps.entries()) {
       starts.push(performance.now());
@@ -193,7 +221,9 @@ export const bareSqlite: Contender = {
     const database = new Database(join(location, 'bare.db'));
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
-    database.exec('CREATE TABLE IF NOT EXISTS steps (session TEXT, seq INTEGER, payload TEXT, PRIMARY KEY (session, seq))');
+    database.exec(
+      'CREATE TABLE IF NOT EXISTS steps (session TEXT, seq INTEGER, payload TEXT, PRIMARY KEY (session, seq))',
+    );
     const insert = database.prepare('INSERT INTO steps (session, seq, payload) VALUES (?, ?, ?)');
     const starts: number[] = [];
     for (const [index, payload] of steps.entries()) {
@@ -211,7 +241,9 @@ export const bareSqlite: Contender = {
   async resume(location, session) {
     const started = performance.now();
     const database = new Database(join(location, 'bare.db'));
-    const rows = database.prepare('SELECT payload FROM steps WHERE session = ? ORDER BY seq').all(session) as { payload: string }[];
+    const rows = database.prepare('SELECT payload FROM steps WHERE session = ? ORDER BY seq').all(session) as {
+      payload: string;
+    }[];
     for (const row of rows) JSON.parse(row.payload);
     database.close();
     return performance.now() - started;

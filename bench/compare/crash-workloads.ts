@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { Runner } from '../../src/engine/runner.ts';
-import { WorkflowRegistry, type Workflow } from '../../src/engine/workflow.ts';
+import { type Workflow, WorkflowRegistry } from '../../src/engine/workflow.ts';
 import { openStore } from '../../src/store/open-store.ts';
 
 export const stepKeys = ['A', 'B0', 'B1', 'B2', 'B3', 'C'];
@@ -39,19 +39,39 @@ export async function runQuarry(location: string, work: Work): Promise<void> {
   const store = await openStore({ db: join(location, 'quarry.db') });
   try {
     const existing = await store.getSession('crash-session').catch(() => null);
-    if (!existing) await store.createSession({ id: 'crash-session', ownerId: 'bench', title: 'crash', question: 'q', workflow: { name: 'crash-job', version: 1 }, run: { kind: 'initial' } });
+    if (!existing)
+      await store.createSession({
+        id: 'crash-session',
+        ownerId: 'bench',
+        title: 'crash',
+        question: 'q',
+        workflow: { name: 'crash-job', version: 1 },
+        run: { kind: 'initial' },
+      });
     else await new Promise((resolve) => setTimeout(resolve, 1_100)); // the dead worker's lease (1 s) expires
-    await new Runner({ store, workflows: new WorkflowRegistry([workflow]), leaseTtlMs: 1_000, log: () => undefined }).runSession('crash-session');
+    await new Runner({
+      store,
+      workflows: new WorkflowRegistry([workflow]),
+      leaseTtlMs: 1_000,
+      log: () => undefined,
+    }).runSession('crash-session');
   } finally {
     await store.close();
   }
 }
 
-const JobState = Annotation.Root({ done: Annotation<string[]>({ reducer: (current, update) => current.concat(update), default: () => [] }) });
+const JobState = Annotation.Root({
+  done: Annotation<string[]>({ reducer: (current, update) => current.concat(update), default: () => [] }),
+});
 
 export async function runLangGraph(location: string, work: Work): Promise<void> {
   const saver = SqliteSaver.fromConnString(join(location, 'langgraph.db'));
-  let graph = new StateGraph(JobState).addNode('A', async () => ({ done: [await work('A')] })) as unknown as StateGraph<typeof JobState.spec, any, any, string>;
+  let graph = new StateGraph(JobState).addNode('A', async () => ({ done: [await work('A')] })) as unknown as StateGraph<
+    typeof JobState.spec,
+    any,
+    any,
+    string
+  >;
   for (const key of ['B0', 'B1', 'B2', 'B3']) graph = graph.addNode(key, async () => ({ done: [await work(key)] }));
   graph = graph.addNode('C', async () => ({ done: [await work('C')] }));
   graph.addEdge(START, 'A');
@@ -69,7 +89,9 @@ export async function runLangGraph(location: string, work: Work): Promise<void> 
 
 export async function runJsonFile(location: string, work: Work): Promise<void> {
   const path = join(location, 'session.json');
-  const state = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { done: string[] }) : { done: [] as string[] };
+  const state = existsSync(path)
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { done: string[] })
+    : { done: [] as string[] };
   const save = () => {
     writeFileSync(`${path}.tmp`, JSON.stringify(state));
     renameSync(`${path}.tmp`, path);
