@@ -21,7 +21,7 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, nam
   if (kind === 'pdf') return extractPdf(bytes, fallbackTitle);
   if (looksBinary(bytes)) throw new Error('binary content (NUL bytes) in a text file');
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  if (kind === 'html') return extractHtml(text);
+  if (kind === 'html') return extractHtml(text, { mode: 'document' });
   const normalized = normalizeText(text);
   if (kind === 'markdown') {
     return { ...markdownWithoutLinkUrls(normalized), title: markdownTitle(normalized) ?? fallbackTitle, kind };

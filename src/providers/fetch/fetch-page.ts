@@ -118,7 +118,7 @@ async function readBody(response: IncomingMessage, maxBytes: number, url: string
 async function extract(body: Buffer, contentType: string, url: string): Promise<ExtractedDocument> {
   const kind = kindFromContentType(contentType);
   if (kind === 'pdf') return extractPdf(body, new URL(url).pathname.split('/').pop() || url);
-  if (kind === 'html') return extractHtml(body.toString('utf8'), url);
+  if (kind === 'html') return extractHtml(body.toString('utf8'), { url });
   if (kind === 'text' || kind === 'markdown')
     return { title: url, text: normalizeText(body.toString('utf8')), linkRanges: [], kind };
   throw new FetchError(`unsupported content type "${contentType || 'none'}"`, { url, isRetryable: false });
