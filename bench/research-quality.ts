@@ -1,13 +1,15 @@
 /**
  * Research quality of the offline (extractive) analyst, measured on labeled questions over real
- * documentation nobody here wrote (Debian's python3-doc): for each question, the page that answers
- * it and a phrase of that page that carries the answer. Every question is researched through the
- * real executable (`quarry run --json`), so the figure is what a user gets. Printed side by side
- * with a previous version of Quarry (a git ref, checked out into a temporary worktree).
+ * documentation nobody here wrote (Debian's python3-doc): for each question, the pages that answer
+ * it and a phrase of each that carries the answer. Two sets: the development set the analyst was
+ * tuned on, and a held-out set written before that tuning (the gap between them is overfitting).
+ * Every question is researched through the real executable (`quarry run --json`), so the figure is
+ * what a user gets. Printed side by side with a previous version of Quarry (a git ref, checked out
+ * into a temporary worktree).
  *
  *   npm run bench -- quality                      this tree, and the baseline ref (default: f54f6f8)
  *   QUALITY_BASELINE=none npm run bench -- quality   this tree only
- *   QUALITY_LIMIT=10, QUALITY_SET=bench/quality/python-docs.json
+ *   QUALITY_LIMIT=10, QUALITY_SET=bench/quality/python-docs.json (one set instead of both)
  *
  * Navigation pages (indexes, tables of contents, link lists) are judged independently of Quarry's
  * own classifier: more than half of the page's text is link text, or it is an index page by name.
@@ -22,9 +24,10 @@ import { median } from './bench-lib.ts';
 
 interface LabeledQuestion {
   question: string;
-  /** Pages (relative to the corpus) that answer it; the first holds the phrase. */
+  /** Pages (relative to the corpus) that answer it. */
   pages: string[];
-  phrase: string;
+  /** Phrases of those pages that carry the answer: a report answers when it holds any of them. */
+  phrases: string[];
 }
 
 interface QuestionSet {
@@ -139,7 +142,7 @@ async function measureTree(label: string, tree: string, set: QuestionSet, questi
       const answering = new Set(labeled.pages);
       outcomes.push({
         question: labeled.question,
-        phrase: readable(report).includes(readable(labeled.phrase)),
+        phrase: labeled.phrases.some((phrase) => readable(report).includes(readable(phrase))),
         cited: sources.some((source) => answering.has(source)),
         first: sources[0] !== undefined && answering.has(sources[0]),
         navigation: sources.filter((source) => isNavigationPage(join(set.corpus, source), cache)),
@@ -170,42 +173,51 @@ function worktree(ref: string): { path: string; remove(): void } {
   };
 }
 
+const SETS = ['bench/quality/python-docs.json', 'bench/quality/python-docs-heldout.json'];
+
 export async function run(): Promise<void> {
-  const setPath = resolve(root, process.env.QUALITY_SET ?? 'bench/quality/python-docs.json');
-  const set = JSON.parse(readFileSync(setPath, 'utf8')) as QuestionSet;
-  console.log(`\n## Research quality: the extractive analyst on ${set.package}\n`);
-  if (!existsSync(set.corpus)) {
-    console.log(`Skipped: ${set.corpus} is missing (apt-get install python3-doc).`);
-    return;
-  }
-  const limit = Number(process.env.QUALITY_LIMIT ?? set.questions.length);
-  const questions = set.questions.slice(0, limit);
-  console.log(`${questions.length} labeled questions from ${relative(root, setPath)}; corpus ${set.corpus}.\n`);
+  const paths = process.env.QUALITY_SET ? [process.env.QUALITY_SET] : SETS;
   const baselineRef = process.env.QUALITY_BASELINE ?? defaultBaseline;
-  const results = [await measureTree('this tree', root, set, questions)];
-  if (baselineRef !== 'none') {
-    const baseline = worktree(baselineRef);
-    try {
-      results.push(await measureTree(`baseline ${baselineRef}`, baseline.path, set, questions));
-    } finally {
-      baseline.remove();
+  const rows: { set: string; label: string; outcomes: Outcome[]; indexMs: number }[] = [];
+  let corpus = '';
+  for (const path of paths) {
+    const setPath = resolve(root, path);
+    const set = JSON.parse(readFileSync(setPath, 'utf8')) as QuestionSet;
+    corpus = set.corpus;
+    if (!existsSync(set.corpus)) {
+      console.log(`\n## Research quality\n\nSkipped: ${set.corpus} is missing (apt-get install python3-doc).`);
+      return;
+    }
+    const questions = set.questions.slice(0, Number(process.env.QUALITY_LIMIT ?? set.questions.length));
+    const name = `${relative(root, setPath)} (${questions.length} questions)`;
+    rows.push({ set: name, ...(await measureTree('this tree', root, set, questions)) });
+    if (baselineRef !== 'none') {
+      const baseline = worktree(baselineRef);
+      try {
+        rows.push({ set: name, ...(await measureTree(`baseline ${baselineRef}`, baseline.path, set, questions)) });
+      } finally {
+        baseline.remove();
+      }
     }
   }
+  console.log(`\n## Research quality: the extractive analyst on ${corpus}\n`);
   console.log(
-    '| analyst | answer phrase in report | answering page cited | cited first | navigation pages cited | failed runs | median run | indexing |',
+    '| question set | analyst | answer phrase in report | answering page cited | cited first | navigation pages cited | failed runs | median run | indexing |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const { label, outcomes, indexMs } of results) {
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const { set, label, outcomes, indexMs } of rows) {
     console.log(
-      `| ${label} | ${share(outcomes, (outcome) => outcome.phrase)} | ${share(outcomes, (outcome) => outcome.cited)} | ${share(outcomes, (outcome) => outcome.first)} | ${outcomes.reduce((sum, outcome) => sum + outcome.navigation.length, 0)} | ${outcomes.filter((outcome) => outcome.error).length} | ${(median(outcomes.map((outcome) => outcome.ms)) / 1000).toFixed(2)} s | ${(indexMs / 1000).toFixed(1)} s |`,
+      `| ${set} | ${label} | ${share(outcomes, (outcome) => outcome.phrase)} | ${share(outcomes, (outcome) => outcome.cited)} | ${share(outcomes, (outcome) => outcome.first)} | ${outcomes.reduce((sum, outcome) => sum + outcome.navigation.length, 0)} | ${outcomes.filter((outcome) => outcome.error).length} | ${(median(outcomes.map((outcome) => outcome.ms)) / 1000).toFixed(2)} s | ${(indexMs / 1000).toFixed(1)} s |`,
     );
   }
-  console.log('\nPer question (this tree): phrase · cited · first · sources in citation order');
-  for (const outcome of results[0]!.outcomes) {
-    const mark = (ok: boolean) => (ok ? '✓' : '✗');
-    console.log(
-      `- ${mark(outcome.phrase)} ${mark(outcome.cited)} ${mark(outcome.first)} ${outcome.question}${outcome.error ? ` — error: ${outcome.error}` : ''} → ${outcome.sources.slice(0, 4).join(', ')}${outcome.navigation.length ? ` (navigation: ${outcome.navigation.join(', ')})` : ''}`,
-    );
+  for (const { set, outcomes } of rows.filter((row) => row.label === 'this tree')) {
+    console.log(`\nPer question, ${set}, this tree: phrase · cited · first · sources in citation order`);
+    for (const outcome of outcomes) {
+      const mark = (ok: boolean) => (ok ? '✓' : '✗');
+      console.log(
+        `- ${mark(outcome.phrase)} ${mark(outcome.cited)} ${mark(outcome.first)} ${outcome.question}${outcome.error ? ` — error: ${outcome.error}` : ''} → ${outcome.sources.slice(0, 4).join(', ')}${outcome.navigation.length ? ` (navigation: ${outcome.navigation.join(', ')})` : ''}`,
+      );
+    }
   }
 }
 

@@ -14,6 +14,7 @@ const groups: Record<string, string[]> = {
   sources: ['corpus-index'],
   api: ['api-load'],
   workers: ['workers'],
+  quality: ['research-quality'],
 };
 
 const requested = process.argv.slice(2);

@@ -1,4 +1,5 @@
-import { queryTerms, stem, stems } from '../shared/terms.ts';
+import type { SearchResult } from '../providers/search/search-provider.ts';
+import { queryTerms, stem, stems, stopWords } from '../shared/terms.ts';
 
 export { stem, stems };
 
@@ -35,9 +36,37 @@ function termWeight(word: string): number {
   return weight;
 }
 
+/**
+ * A subject without the words around it that do not name it: a trailing verb phrase ("the yield
+ * keyword do in a function") and the setting ("a package in Python", "exceptions in my program").
+ */
+function withoutContext(named: string): string {
+  return named
+    .replace(/\s+(?:mean|means|do|does|stand for|stands for|refer to|return|returns)\b.*$/i, '')
+    .replace(/\s+(?:in|for|with|on|inside|within)\s+(?:python|the|a|an|my|your|our|this|their)\b.*$/i, '')
+    .trim();
+}
+
+/** Words before a noun that never name code ("an expression", "the statement"). */
+const determiners = new Set('a an the this that these those each any some my your its their our no every'.split(' '));
+
+/** Words that name code when they stand before one of these: "the with statement", "the is operator". */
+const codeNouns = /\b([a-z]+)(?=\s+(?:statements?|keywords?|operators?|clauses?|loops?|expressions?|blocks?)\b)/gi;
+
+/**
+ * The question with the words it uses as code names written as code (between backticks), so they
+ * count as terms though they are stop words elsewhere ("What does the `with` statement do?").
+ */
+export function markCode(question: string): string {
+  return question.replace(codeNouns, (word: string) => {
+    const lower = word.toLowerCase();
+    return stopWords.has(lower) && !determiners.has(lower) ? `\`${word}\`` : word;
+  });
+}
+
 /** The question's terms, their weights, its kind and subjects. */
 export function profileQuestion(question: string): QuestionProfile {
-  const text = question.trim();
+  const text = markCode(question.trim());
   const lower = text.toLowerCase();
   const words = queryTerms(text).filter((word) => !askingWords.has(word));
   const terms = [...new Set(words.map(stem))];
@@ -57,8 +86,13 @@ export function profileQuestion(question: string): QuestionProfile {
     subjects = [comparison[1]!, comparison[2]!].map((subject) => subject.replace(/^(the|a|an) /i, '').trim());
   } else if (definition) {
     kind = 'definition';
-    // "the walrus operator (assignment expression)": both names are the subject.
-    const named = definition[1]!;
+    // "the walrus operator (assignment expression)": both names are the subject; what follows the
+    // verb ("… do in a function") or names the setting ("… in Python") is not part of it.
+    let named = withoutContext(definition[1]!);
+    // "What does the dataclass decorator generate?": the last word is the verb, not the subject.
+    const verbRead = /\s(?:mean|do|stand for)[?.!]*$/i.test(text);
+    if (/^what does\b/i.test(text) && !verbRead && named === definition[1] && named.includes(' '))
+      named = named.replace(/\s+\S+$/, '');
     subjects = [
       named.replace(/\(.*?\)/g, '').trim(),
       ...[...named.matchAll(/\((.+?)\)/g)].map((match) => match[1]!.trim()),
@@ -144,4 +178,11 @@ export function selectDiverse<T>(
     chosen.push(picked!);
   }
   return chosen;
+}
+
+/** A search result's own score over the best of its search (1 for the best), or by rank when unscored. */
+export function searchRelevance(results: readonly SearchResult[]): number[] {
+  const scores = results.map((result) => Number((result.metadata as { score?: number } | undefined)?.score));
+  const top = Math.max(0, ...scores.filter(Number.isFinite));
+  return scores.map((score, rank) => (Number.isFinite(score) && top > 0 ? score / top : 1 / (rank + 1)));
 }

@@ -4,6 +4,7 @@ import { mapConcurrent } from '../shared/concurrency.ts';
 import { isRetryable, QuarryError } from '../store/errors.ts';
 import type { Analyst } from './analyst.ts';
 import { citable, verifyNote } from './quotes.ts';
+import { searchRelevance } from './relevance.ts';
 import type { ResearchDependencies } from './research-dependencies.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import { addTopics, applyAnalysis } from './research-state.ts';
@@ -12,6 +13,11 @@ import { type Ledger, think } from './think.ts';
 
 /** Searches and reads of one iteration in flight at once (each is still its own journaled step). */
 export const RESEARCH_CONCURRENCY = 4;
+/**
+ * Results asked of each search per source read: the analyst chooses among four times as many as it
+ * reads (local results carry only their passage; their text is read once chosen).
+ */
+const CANDIDATES_PER_SOURCE = 4;
 /** Longest text kept of a fetched web page, in characters. */
 const PAGE_CHARS = 60_000;
 
@@ -67,20 +73,40 @@ async function countTokens(text: string, exact: boolean): Promise<number> {
   return count(text);
 }
 
-/** Text of a search result: the local passage as it is, a web page fetched and extracted. */
-async function readSource(deps: ResearchDependencies, chosen: ChosenSource, signal: AbortSignal): Promise<SourceText> {
+/**
+ * Text of a search result: what its provider reads of it (a local passage in its section), the
+ * content the search returned, or the web page fetched and extracted.
+ */
+async function readSource(
+  deps: ResearchDependencies,
+  providers: SearchProvider[],
+  chosen: ChosenSource,
+  signal: AbortSignal,
+): Promise<SourceText> {
   const { result, query, relevance } = chosen;
-  const metadata = (result.metadata ?? {}) as { start?: number; headings?: string; segments?: SourceText['segments'] };
-  const offset = Number(metadata.segments?.[0]?.start ?? metadata.start ?? 0);
+  const metadata = (result.metadata ?? {}) as { start?: number; headings?: string };
   const known = {
     query,
     provider: result.provider,
     relevance,
     ...(metadata.headings ? { headings: metadata.headings } : {}),
-    ...(metadata.segments ? { segments: metadata.segments } : {}),
   };
+  const provider = providers.find((each) => each.name === result.provider);
+  if (provider?.read) {
+    const { text, segments } = await provider.read(result, signal);
+    const offset = Number(segments?.[0]?.start ?? metadata.start ?? 0);
+    return {
+      url: result.url,
+      title: result.title,
+      text,
+      offset,
+      fetched: true,
+      ...known,
+      ...(segments ? { segments } : {}),
+    };
+  }
   if (result.content)
-    return { url: result.url, title: result.title, text: result.content, offset, fetched: true, ...known };
+    return { url: result.url, title: result.title, text: result.content, offset: 0, fetched: true, ...known };
   try {
     const page = await deps.fetchPage(result.url, signal);
     return {
@@ -122,34 +148,35 @@ function isNavigation(result: SearchResult): boolean {
 }
 
 /**
- * The results an iteration reads: in search order, each page at most once per iteration (and each
- * passage at most once per session), never a navigation page or link list, at most
- * `sourcesPerQuery` per query asked.
+ * The results an iteration reads: for each query, its results in the analyst's order, each page at
+ * most once per iteration (and each passage at most once per session), never a navigation page or
+ * link list, at most `sourcesPerQuery` per query.
  */
 export function chooseSources(
   searches: { results: SearchResult[] }[],
   queries: string[],
   alreadyVisited: string[],
   settings: ResearchSettings,
+  rank: (results: SearchResult[]) => SearchResult[] = (results) => results,
 ) {
   const visited = new Set(alreadyVisited);
   const pages = new Set<string>();
   const chosen: ChosenSource[] = [];
   searches.forEach((search, index) => {
-    const scores = search.results.map((result) => Number((result.metadata as { score?: number } | undefined)?.score));
-    const top = Math.max(0, ...scores.filter(Number.isFinite));
-    search.results.forEach((result, rank) => {
+    const scores = searchRelevance(search.results);
+    const relevance = new Map(search.results.map((result, rank) => [result, scores[rank]!]));
+    let taken = 0;
+    for (const result of rank(search.results)) {
+      if (taken >= settings.sourcesPerQuery) break;
       const page = result.url.split('#')[0]!;
       const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
       const key = passage === undefined ? page : `${result.url}#passage-${passage}`;
-      if (visited.has(key) || pages.has(page) || isNavigation(result)) return;
-      if (chosen.length >= settings.sourcesPerQuery * queries.length) return;
+      if (visited.has(key) || pages.has(page) || isNavigation(result)) continue;
       visited.add(key);
       pages.add(page);
-      const score = scores[rank]!;
-      const relevance = Number.isFinite(score) && top > 0 ? score / top : 1 / (rank + 1);
-      chosen.push({ result, query: queries[index]!, relevance: Number(relevance.toFixed(4)) });
-    });
+      taken += 1;
+      chosen.push({ result, query: queries[index]!, relevance: Number(relevance.get(result)!.toFixed(4)) });
+    }
   });
   return { chosen, visited: [...visited] };
 }
@@ -169,7 +196,14 @@ export function freshQueries(queries: string[], asked: string[], settings: Resea
 async function readAndTakeNotes(
   ctx: RunContext,
   deps: ResearchDependencies,
-  input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger; iteration: number },
+  input: {
+    question: string;
+    settings: ResearchSettings;
+    analyst: Analyst;
+    ledger: Ledger;
+    iteration: number;
+    providers: SearchProvider[];
+  },
   choice: ChosenSource,
   key: { base: string; index: number },
 ): Promise<{ source: SourceText; notes: Note[] }> {
@@ -177,7 +211,7 @@ async function readAndTakeNotes(
   const source = await ctx.step(
     { key: `${base}/read-${index}`, phase: 'read', input: { url: choice.result.url } },
     async (signal) => {
-      const read = await readSource(deps, choice, signal);
+      const read = await readSource(deps, input.providers, choice, signal);
       const withTokens = { ...read, tokens: await countTokens(read.text, input.analyst.usesModel) };
       await deps.store.upsertSource({
         sessionId: ctx.sessionId,
@@ -264,13 +298,17 @@ export async function researchLoop(
     const base = `${prefix}iteration-${iteration}`;
     const searches = await mapConcurrent(fresh, RESEARCH_CONCURRENCY, (query, index) =>
       ctx.step({ key: `${base}/search-${index}`, phase: 'search', input: { query } }, (signal) =>
-        searchAll(providers, query, settings.sourcesPerQuery, signal),
+        searchAll(providers, query, settings.sourcesPerQuery * CANDIDATES_PER_SOURCE, signal),
       ),
     );
-    const { chosen, visited } = chooseSources(searches, fresh, gathered.visited, settings);
+    const rank = (results: SearchResult[]) => analyst.rankResults?.({ question, results }) ?? results;
+    const { chosen, visited } = chooseSources(searches, fresh, gathered.visited, settings, rank);
     gathered.visited = visited;
     const read = await mapConcurrent(chosen, RESEARCH_CONCURRENCY, (choice, index) =>
-      readAndTakeNotes(ctx, deps, { question, settings, analyst, ledger, iteration }, choice, { base, index }),
+      readAndTakeNotes(ctx, deps, { question, settings, analyst, ledger, iteration, providers }, choice, {
+        base,
+        index,
+      }),
     );
     const newNotes = read.flatMap((each) => each.notes);
     gathered.state.tokensEstimated = !analyst.usesModel;

@@ -12,8 +12,10 @@ export const RESEARCH_WORKFLOW_NAME = 'research';
 /**
  * 3: notes carry checked quotes, each iteration ends with a findings summary, sections are grounded
  * in notes, and every claim is verified (with a model's entailment check when one is configured).
+ * 4: searches ask for four candidates per source read and the analyst chooses among them; local
+ * results are read by their provider (the passage in its section), not carried in the search.
  */
-export const RESEARCH_WORKFLOW_VERSION = 3;
+export const RESEARCH_WORKFLOW_VERSION = 4;
 
 export interface ResearchRunInput {
   question: string;

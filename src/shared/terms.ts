@@ -5,15 +5,29 @@ export const stopWords = new Set(
   ),
 );
 
-/** Lower-case words of a query, without stop words or duplicates; at most 32. */
-export function queryTerms(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words.filter((word) => !stopWords.has(word) && word.length > 1))].slice(0, 32);
+/**
+ * Words written as code (between backticks) in a text: never stop words there, since `with`, `is`
+ * and `for` name statements and operators in the documentation of a language.
+ */
+function codeWords(lower: string): Set<string> {
+  const words = new Set<string>();
+  if (!lower.includes('`')) return words;
+  for (const [, code] of lower.matchAll(/`([^`\n]+)`/g))
+    for (const word of code!.match(/[\p{L}\p{N}_]+/gu) ?? []) words.add(word);
+  return words;
 }
 
-/** Every term occurrence (not deduplicated), for frequency counts. */
-export function termList(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !stopWords.has(word) && word.length > 1);
+/** A filter that drops stop words, except those the text writes as code, and single letters. */
+function contentWord(lower: string): (word: string) => boolean {
+  const code = codeWords(lower);
+  return (word) => word.length > 1 && (!stopWords.has(word) || code.has(word));
+}
+
+/** Lower-case words of a query, without stop words (but for code, see above) or duplicates; at most 32. */
+export function queryTerms(query: string): string[] {
+  const lower = query.toLowerCase();
+  const words = lower.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words.filter(contentWord(lower)))].slice(0, 32);
 }
 
 /** A light suffix stemmer, so "tuples" meets "tuple" and "sorting" meets "sort". */
@@ -37,9 +51,8 @@ export function stem(word: string): string {
   return w;
 }
 
-/** Stems of the content words of a text, in order (repeats kept). */
+/** Stems of the content words of a text, in order (repeats kept); stop words written as code count. */
 export function stems(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])
-    .filter((word) => word.length > 1 && !stopWords.has(word))
-    .map(stem);
+  const lower = text.toLowerCase();
+  return (lower.match(/[\p{L}\p{N}_]+/gu) ?? []).filter(contentWord(lower)).map(stem);
 }

@@ -90,7 +90,7 @@ function describeOffline(harness: StoreHarness, skipReason: string | null) {
 
       it('applies outline feedback it understands and says what it did not', async () => {
         const { session } = await startResearch(context(), {
-          question: 'How does a tidal barrage generate electricity?',
+          question: 'What kinds of tidal power stations are there?',
           docs: [folder],
           settings: { reviewOutline: true },
         });

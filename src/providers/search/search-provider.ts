@@ -22,8 +22,21 @@ export interface SearchOptions {
   signal?: AbortSignal;
 }
 
+/** What research reads of a result a provider reads itself (the local corpus). */
+export interface ReadText {
+  text: string;
+  /** The passages the text is made of: where each starts in `text`, in the document, and its headings. */
+  segments?: { at: number; start: number; headings: string }[];
+}
+
 export interface SearchProvider {
   readonly name: string;
   /** Results best first. Throws `SearchError` (with `isRetryable`) on provider failures. */
   search(query: string, options: SearchOptions): Promise<SearchResult[]>;
+  /**
+   * The text research reads for one of this provider's results, when the provider reads it itself
+   * (a local document: the matched passage with its section and the page's opening). Absent: the
+   * result's `content`, else the page fetched from its URL.
+   */
+  read?(result: SearchResult, signal?: AbortSignal): Promise<ReadText>;
 }

@@ -1,7 +1,9 @@
+import type { SearchResult } from '../../providers/search/search-provider.ts';
 import type { Analyst, AnalystCall } from '../analyst.ts';
 import {
   coverage,
   definesSubject,
+  markCode,
   mentionsSubject,
   profileQuestion,
   type QuestionProfile,
@@ -10,7 +12,9 @@ import {
 } from '../relevance.ts';
 import type { ResearchSettings } from '../research-settings.ts';
 import type { Note, Outline, OutlineSection, SourceText } from '../research-types.ts';
+import { isCodeHeading, lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
+import { rankResults } from './rank-results.ts';
 import { type Sentence, sentences } from './sentences.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */
@@ -34,9 +38,32 @@ const sizes = {
   long: { overview: 4, sections: 6, perSection: 4 },
 } as const;
 
-const NOTES_PER_SOURCE = 5;
+const NOTES_PER_SOURCE = 8;
+/** The version notes documentation builders add (Sphinx's versionadded/versionchanged/deprecated). */
+const VERSION_NOTE = /^(?:New|Added|Changed|Deprecated|Removed) (?:in|since) version \d/;
+/** What a sentence's focus (the share of its words that are the question's) adds to its score. */
+const FOCUS_WEIGHT = 0.2;
+/**
+ * What defining the subject adds to a source's claim to answer a "what is" question: a definition
+ * is the answer such a question asks for, over a page that is titled for the subject but uses it.
+ * A definition that opens a section named for the subject (a glossary entry) counts in full; a
+ * sentence that only reads like one ("Python coroutines are awaitables…"), half.
+ */
+const DEFINITION_WEIGHT = 0.35;
+
+function definitionWeight(profile: QuestionProfile, notes: readonly Note[]): number {
+  const defining = notes.filter((note) => note.definition);
+  if (defining.some((note) => namesSubject(profile, note.heading ?? ''))) return DEFINITION_WEIGHT;
+  return defining.length > 0 ? DEFINITION_WEIGHT / 2 : 0;
+}
 /** A section must reach this share of the best note's score to be written at all (drop, never pad). */
 const SECTION_FLOOR = 0.5;
+/**
+ * A section's page must reach this share of the best page's score: a page that shares a word or two
+ * with the question (a debugger's "temporary breakpoints" for a question about temporary files)
+ * gives no section, however well one sentence of it scores.
+ */
+const SOURCE_FLOOR = 0.6;
 /** A sentence must reach this share of the best note's score to be quoted. */
 const NOTE_FLOOR = 0.4;
 
@@ -48,20 +75,6 @@ function termsOf(note: Note): Set<string> {
     noteStems.set(note, terms);
   }
   return terms;
-}
-
-/** A heading that names code (a signature, an option), not a topic. */
-function isCodeHeading(heading: string): boolean {
-  return /[()=<>{}[\]]|^-|^[\w.]+$/.test(heading) && !/\s\w+\s/.test(heading.replace(/\(.*\)/, ''));
-}
-
-/** The last heading of a path that names a topic ("Data Types › JSON Types" → "JSON Types"), or "". */
-function lastHeading(headings: string | undefined): string {
-  const path = (headings ?? '')
-    .split(' › ')
-    .map((heading) => heading.replace(/^#+\s*/, '').trim())
-    .filter(Boolean);
-  return path.findLast((heading) => !isCodeHeading(heading)) ?? path.at(-1) ?? '';
 }
 
 /**
@@ -81,7 +94,8 @@ function scoreSentences(
   const contexts = new Map<string, number>();
   return candidates.map((placed) => {
     const { sentence, headings, opensSection } = placed;
-    let own = coverage(profile, new Set(stems(sentence.text)));
+    const words = new Set(stems(sentence.text));
+    let own = coverage(profile, words);
     // The sentence that opens a section speaks of what the section's heading names (a glossary entry's
     // definition rarely repeats its term).
     const named = opensSection ? namedBy(profile, lastHeading(headings)) : 0;
@@ -92,7 +106,10 @@ function scoreSentences(
       context = coverage(profile, new Set(stems(`${source.title} ${headings}`)));
       contexts.set(headings, context);
     }
-    let score = 0.5 * own + 0.2 * context + 0.3 * relevance;
+    // A sentence that is about little else ("Wait until the thread terminates.") answers more
+    // directly than a long one that mentions the same words among many others.
+    const focus = words.size ? [...words].filter((term) => profile.terms.includes(term)).length / words.size : 0;
+    let score = 0.5 * own + 0.2 * context + 0.3 * relevance + FOCUS_WEIGHT * focus;
     if (isDefinition(profile, placed)) score += 0.25;
     // The subject named whole ("the with statement", not "with" and "statement" apart).
     if (mentionsSubject(profile, sentence.text) || (opensSection && mentionsSubject(profile, lastHeading(headings)))) {
@@ -101,20 +118,10 @@ function scoreSentences(
     if (opensSection) score += 0.05;
     // A lead-in ("…, run the venv module as a script:") says how, but reads as a fragment.
     if (sentence.text.endsWith(':')) score -= 0.05;
+    // A version note ("Changed in version 3.9: …") records history, not what something is or does.
+    if (VERSION_NOTE.test(sentence.text)) score -= 0.3;
     return score;
   });
-}
-
-/**
- * How much a heading is about the question: the share of the question it names, times the share of
- * the heading that is the question's words ("decorator" names "What is a decorator?" fully; "PEP 318:
- * Decorators for Functions and Methods" only a little).
- */
-function namedBy(profile: QuestionProfile, heading: string): number {
-  const words = new Set(stems(heading));
-  if (words.size === 0) return 0;
-  const precision = [...words].filter((term) => profile.terms.includes(term)).length / words.size;
-  return coverage(profile, words) * precision;
 }
 
 /**
@@ -125,12 +132,7 @@ function namedBy(profile: QuestionProfile, heading: string): number {
 function isDefinition(profile: QuestionProfile, placed: Placed): boolean {
   if (profile.kind !== 'definition') return false;
   if (definesSubject(profile, placed.sentence.text)) return true;
-  if (!placed.opensSection) return false;
-  const heading = new Set(stems(lastHeading(placed.headings)));
-  return profile.subjects.some((subject) => {
-    const wanted = stems(subject);
-    return wanted.length > 0 && wanted.length === heading.size && wanted.every((term) => heading.has(term));
-  });
+  return placed.opensSection && namesSubject(profile, lastHeading(placed.headings));
 }
 
 /** A sentence placed in its source: its offset in the document, its section, and whether it opens it. */
@@ -197,7 +199,11 @@ export class ExtractiveAnalyst implements Analyst {
   plan({ question, settings }: { question: string; settings: ResearchSettings }) {
     return local(() => {
       const profile = profileQuestion(question);
-      const words = question.toLowerCase().match(/[\p{L}\p{N}_.-]+/gu) ?? [];
+      // Words the question uses as code names keep their backticks, so the search keeps them too.
+      const words =
+        markCode(question)
+          .toLowerCase()
+          .match(/`[^`\n]+`|[\p{L}\p{N}_.-]+/gu) ?? [];
       const content = words.filter((word) => profile.terms.includes(stemWord(word)));
       const queries = [content.join(' ') || question.trim()];
       // Each subject of a comparison or definition on its own, then the heaviest terms together.
@@ -213,6 +219,10 @@ export class ExtractiveAnalyst implements Analyst {
         ),
       };
     });
+  }
+
+  rankResults({ question, results }: { question: string; results: SearchResult[] }) {
+    return rankResults(profileQuestion(question), results);
   }
 
   takeNotes({ question, source, iteration, idPrefix }: Parameters<Analyst['takeNotes']>[0]) {
@@ -270,7 +280,9 @@ export class ExtractiveAnalyst implements Analyst {
       // the question is about in the documents' own words.
       const profile = profileQuestion(question);
       const surface = new Map<string, string>();
-      for (const word of question.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) {
+      for (const word of markCode(question)
+        .toLowerCase()
+        .match(/`[^`\n]+`|[\p{L}\p{N}_]+/gu) ?? []) {
         if (!surface.has(stemWord(word))) surface.set(stemWord(word), word);
       }
       const core = [...profile.terms]
@@ -291,6 +303,9 @@ export class ExtractiveAnalyst implements Analyst {
         .filter((each) => leads.has(each.url))
         .sort((a, b) => (b.score ?? 0) - (a.score ?? 0))) {
         for (const phrase of [note.heading ?? '', note.title]) {
+          // A lead names the question's topic in other words: it shares a word with the question and
+          // is prose, not an API signature (whose words would send the next search elsewhere).
+          if (isCodeHeading(phrase) || !stems(phrase).some((term) => profile.terms.includes(term))) continue;
           const extra = (phrase.toLowerCase().match(/[\p{L}][\p{L}\p{N}_-]+/gu) ?? []).filter(
             (word) => word.length > 2 && !profile.terms.includes(stemWord(word)) && !stopLike.has(word),
           );
@@ -373,17 +388,6 @@ export class ExtractiveAnalyst implements Analyst {
   }
 }
 
-/**
- * How much a page's title says the page is about the question: fully when the title's subject part
- * ("asyncio" in "asyncio — Asynchronous I/O") is what the question asks about, a little for shared words.
- */
-function titledFor(profile: QuestionProfile, title: string): number {
-  const head = new Set(stems(title.split(/\s+[—–-]\s+|:\s/)[0] ?? ''));
-  const subjects = profile.subjects.map((subject) => new Set(stems(subject))).filter((set) => set.size > 0);
-  const exact = subjects.some((subject) => subject.size === head.size && [...subject].every((term) => head.has(term)));
-  return exact || mentionsSubject(profile, title) ? 1 : 0.3 * coverage(profile, new Set(stems(title)));
-}
-
 /** Words of headings that say nothing about a topic. */
 const stopLike = new Set(
   'the and for with from module modules documentation chapter section part notes glossary introduction general terminology using overview reference tutorial guide api examples example howto index contents appendix author what new'.split(
@@ -391,8 +395,9 @@ const stopLike = new Set(
   ),
 );
 
+/** The stem of one word, or "" for a stop word (unless written as code). */
 function stemWord(word: string): string {
-  return stems(word)[0] ?? word.toLowerCase();
+  return stems(word)[0] ?? '';
 }
 
 /**
@@ -425,12 +430,11 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
       (sorted[0] ?? 0) +
       0.25 * (sorted[1] ?? 0) +
       0.3 * titledFor(profile, members[0]!.title) +
-      (members.some((note) => note.definition) ? 0.1 : 0)
+      definitionWeight(profile, members)
     );
   };
-  const [bestUrl] = [...bySource.entries()].sort(
-    (a, b) => sourceScore(b[1]) - sourceScore(a[1]) || a[0].localeCompare(b[0]),
-  )[0]!;
+  const scores = new Map([...bySource.entries()].map(([url, members]) => [url, sourceScore(members)]));
+  const [bestUrl, bestScore] = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
   const bestNotes = bySource.get(bestUrl)!;
   const overview = selectDiverse(
     [...bestNotes].sort((a, b) => Number(b.definition ?? false) - Number(a.definition ?? false)),
@@ -451,7 +455,11 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
   }
   const ranked = [...aspects.values()]
     .map((members) => ({ members, score: Math.max(...members.map((note) => note.score ?? 0)) }))
-    .filter((aspect) => aspect.score >= best * SECTION_FLOOR)
+    // Relevant enough itself, from a page that is about the question nearly as much as the best one.
+    .filter(
+      (aspect) =>
+        aspect.score >= best * SECTION_FLOOR && scores.get(aspect.members[0]!.url)! >= bestScore * SOURCE_FLOOR,
+    )
     .sort((a, b) => b.score - a.score || a.members[0]!.id.localeCompare(b.members[0]!.id))
     .slice(0, size.sections);
   const titles = new Set(['overview']);

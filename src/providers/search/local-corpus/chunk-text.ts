@@ -2,7 +2,7 @@ import type { PassageInput } from '../../../store/store.ts';
 import { linkDensity } from '../../extract/extracted-document.ts';
 
 export interface ChunkOptions {
-  /** Passages grow by whole paragraphs, within one section, until about this many characters. Default 900. */
+  /** Passages grow by whole paragraphs, under one heading, until about this many characters. Default 900. */
   targetChars?: number;
   /** A paragraph longer than this is cut at sentence ends. Default 1600. */
   maxChars?: number;
@@ -16,14 +16,12 @@ interface Block {
   text: string;
   /** The heading path in force for the block. */
   headings: string;
-  /** The part of the path made of section headings (levels 1–4): a change starts a new passage. */
-  section: string;
-  /** A heading line. Section headings start a new passage; minor ones (a glossary term, an API entry) do not. */
+  /**
+   * A heading line: it starts a new passage, whatever its level, so an entry of a definition list
+   * (a glossary term, an API member, an option) is a passage of its own, found for what it names.
+   */
   heading: boolean;
 }
-
-/** Headings of levels 5 and 6 name entries of a definition list, not sections: they never split passages alone. */
-const MINOR_LEVEL = 5;
 
 const headingPattern = /^(#{1,6})\s+(.+?)\s*#*$/;
 
@@ -40,11 +38,6 @@ function blocks(text: string): Block[] {
   const result: Block[] = [];
   const stack: { level: number; text: string }[] = [];
   const path = () => stack.map((entry) => entry.text).join(' › ');
-  const section = () =>
-    stack
-      .filter((entry) => entry.level < MINOR_LEVEL)
-      .map((entry) => entry.text)
-      .join(' › ');
   let current: { start: number; lines: string[] } | null = null;
   let offset = 0;
   let fenced = false;
@@ -59,7 +52,6 @@ function blocks(text: string): Block[] {
         end: start + trimmed.length,
         text: trimmed,
         headings: path(),
-        section: section(),
         heading: false,
       });
     }
@@ -91,8 +83,7 @@ function blocks(text: string): Block[] {
         end: lineStart + line.length,
         text: line.trim(),
         headings: path(),
-        section: section(),
-        heading: level < MINOR_LEVEL,
+        heading: true,
       });
       continue;
     }
@@ -132,7 +123,7 @@ function splitLong(block: Block, maxChars: number): Block[] {
 }
 
 /**
- * Splits extracted text into passages of whole paragraphs within one section: a heading always
+ * Splits extracted text into passages of whole paragraphs under one heading: a heading always
  * starts a new passage, and each passage carries its heading path (a search field of its own) and
  * its link density, with its character offsets in the text so a citation points at the place.
  */
@@ -141,28 +132,20 @@ export function chunkText(text: string, options: ChunkOptions = {}): PassageInpu
   const max = options.maxChars ?? 1600;
   const ranges = options.linkRanges ?? [];
   const passages: PassageInput[] = [];
-  type Open = Omit<PassageInput, 'linkDensity'> & { section: string };
+  type Open = Omit<PassageInput, 'linkDensity'>;
   let current: Open | null = null;
   const push = () => {
     const open = current as Open | null;
-    if (open?.text.trim()) {
-      const { section: _section, ...passage } = open;
-      passages.push({ ...passage, linkDensity: linkDensity(ranges, open.start, open.end) });
-    }
+    if (open?.text.trim()) passages.push({ ...open, linkDensity: linkDensity(ranges, open.start, open.end) });
     current = null;
   };
   for (const block of blocks(text).flatMap((each) => splitLong(each, max))) {
     const open = current as Open | null;
-    const fits = open && open.section === block.section && open.text.length + block.text.length + 2 <= target;
-    if (block.heading || !fits) {
+    // Blocks after a heading share its path; a heading always starts a new passage.
+    const fits = open && !block.heading && open.text.length + block.text.length + 2 <= target;
+    if (!fits) {
       push();
-      current = {
-        start: block.start,
-        end: block.end,
-        text: block.text,
-        headings: block.headings,
-        section: block.section,
-      };
+      current = { start: block.start, end: block.end, text: block.text, headings: block.headings };
     } else if (open) {
       current = { ...open, end: block.end, text: `${open.text}\n\n${block.text}` };
     }

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type { PassageHit, Store } from '../../../store/store.ts';
-import type { SearchOptions, SearchProvider, SearchResult } from '../search-provider.ts';
+import type { ReadText, SearchOptions, SearchProvider, SearchResult } from '../search-provider.ts';
 import { folderPrefix } from './index-folders.ts';
 
 /** A piece of a result's content: where it starts in the content, and in the document's text. */
@@ -15,41 +15,45 @@ export interface ContentSegment {
 /** What a local result carries besides its text: where the passage is, and how prose-like it is. */
 export interface LocalResultMetadata {
   passageId: number;
+  documentId: number;
   position: number;
+  /** The page's next best passages (a page can answer in more than one place). */
+  alsoAt: { position: number; headings: string }[];
   start: number;
   end: number;
   headings: string;
   linkDensity: number;
   navigation: boolean;
   score: number;
-  /** The passages the content is made of, in order. */
-  segments: ContentSegment[];
 }
 
 /** Characters of a page a result carries at most: its opening, and the matched passage with its neighbours. */
 const CONTENT_CHARS = 5000;
+/** How far back from a hit its section's start is looked for, in passages. */
+const SECTION_LOOKBACK = 6;
 
 /**
  * Pages ranked by their passages: the best passage's score, plus half the second's and a quarter of
  * the third's. A page with many passages on the question is more likely about it than a page that
- * mentions it once. Each page is represented by its best passage.
+ * mentions it once. Each page is represented by its best passage; `others` are its next best.
  */
-export function rankDocuments(hits: readonly PassageHit[]): { hit: PassageHit; score: number }[] {
+export function rankDocuments(hits: readonly PassageHit[]): { hit: PassageHit; others: PassageHit[]; score: number }[] {
   const pages = new Map<number, PassageHit[]>();
   for (const hit of hits) pages.set(hit.documentId, [...(pages.get(hit.documentId) ?? []), hit]);
   return [...pages.values()]
     .map((passages) => {
       const sorted = [...passages].sort((a, b) => b.score - a.score || a.passageId - b.passageId);
       const score = (sorted[0]?.score ?? 0) + 0.5 * (sorted[1]?.score ?? 0) + 0.25 * (sorted[2]?.score ?? 0);
-      return { hit: sorted[0]!, score: Number(score.toFixed(6)) };
+      return { hit: sorted[0]!, others: sorted.slice(1, 3), score: Number(score.toFixed(6)) };
     })
     .sort((a, b) => b.score - a.score || a.hit.passageId - b.hit.passageId);
 }
 
 /**
  * Searches the indexed passages of the given folders (all indexed documents when none): one result
- * per document, so a page is never read twice for one query. A result's content is what a reader
- * skims: the page's opening, and the best passage with the passages around it.
+ * per document, so a page is never read twice for one query; its snippet is the best passage. What
+ * research reads of a result (`read`) is what a reader skims: the best passage in its section, with
+ * the page's opening.
  */
 export class LocalCorpusSearch implements SearchProvider {
   readonly name = 'local';
@@ -71,41 +75,79 @@ export class LocalCorpusSearch implements SearchProvider {
       limit: 100,
       pathPrefixes: this.prefixes.length ? this.prefixes : undefined,
     });
-    const results: SearchResult[] = [];
-    for (const { hit, score } of rankDocuments(hits).slice(0, options.maxResults)) {
-      const { content, segments } = await this.readAround(hit);
-      const metadata: LocalResultMetadata = {
-        passageId: hit.passageId,
-        position: hit.position,
-        start: hit.start,
-        end: hit.end,
-        headings: hit.headings,
-        linkDensity: hit.linkDensity,
-        navigation: hit.navigation,
-        score,
-        segments,
-      };
-      results.push({
-        url: pathToFileURL(hit.path).href,
-        title: hit.title,
-        snippet: hit.text,
-        content,
-        provider: this.name,
-        metadata: { ...metadata },
+    return rankDocuments(hits)
+      .slice(0, options.maxResults)
+      .map(({ hit, others, score }) => {
+        const metadata: LocalResultMetadata = {
+          passageId: hit.passageId,
+          documentId: hit.documentId,
+          position: hit.position,
+          alsoAt: others.map((other) => ({ position: other.position, headings: other.headings })),
+          start: hit.start,
+          end: hit.end,
+          headings: hit.headings,
+          linkDensity: hit.linkDensity,
+          navigation: hit.navigation,
+          score,
+        };
+        return {
+          url: pathToFileURL(hit.path).href,
+          title: hit.title,
+          snippet: hit.text,
+          provider: this.name,
+          metadata: { ...metadata },
+        };
       });
-    }
-    return results;
   }
 
-  /** The page's first two passages and the hit with its neighbours, in page order, within the size cap. */
-  private async readAround(hit: PassageHit): Promise<{ content: string; segments: ContentSegment[] }> {
-    const wanted = [hit.position, hit.position - 1, hit.position + 1, 0, 1].filter((position) => position >= 0);
-    const passages = await this.store.readPassages({ documentId: hit.documentId, positions: [...new Set(wanted)] });
-    // The hit first, then its neighbours, then the opening, as long as they fit.
+  /** A result's passage read in its place: see `readAround`. */
+  async read(result: SearchResult, signal?: AbortSignal): Promise<ReadText> {
+    signal?.throwIfAborted();
+    const metadata = result.metadata as unknown as LocalResultMetadata;
+    const { content, segments } = await this.readAround(metadata.documentId, [
+      { position: metadata.position, headings: metadata.headings },
+      ...(metadata.alsoAt ?? []),
+    ]);
+    return { text: content, segments };
+  }
+
+  /**
+   * What a reader skims of a page for a query: the best passage, the page's opening (what the page
+   * is about), the start of the passage's section (where a section states what it is about, often
+   * a passage or more before the best match), the passages around it, then the same for the page's
+   * next best passages; in page order, within the size cap.
+   */
+  private async readAround(
+    documentId: number,
+    hits: { position: number; headings: string }[],
+  ): Promise<{ content: string; segments: ContentSegment[] }> {
+    const windows = hits.map(({ position }) =>
+      Array.from({ length: SECTION_LOOKBACK + 5 }, (_, index) => position - SECTION_LOOKBACK + index),
+    );
+    const positions = [...new Set([0, 1, ...windows.flat()])].filter((position) => position >= 0);
+    const passages = await this.store.readPassages({ documentId, positions });
+    const byPosition = new Map(passages.map((passage) => [passage.position, passage]));
+    // A section's start: back from a hit while the passages stay inside the hit's heading path.
+    const sectionStart = ({ position: at, headings: path }: { position: number; headings: string }) => {
+      let start = at;
+      for (let position = at - 1; position >= at - SECTION_LOOKBACK; position--) {
+        const headings = byPosition.get(position)?.headings;
+        if (headings === undefined || !(path === headings || path.startsWith(`${headings} › `))) break;
+        start = position;
+      }
+      return start;
+    };
+    const [best, ...others] = hits;
+    const start = sectionStart(best!);
+    const at = best!.position;
+    const wanted = [at, 0, start, at + 1, at - 1, start + 1, 1, at + 2];
+    for (const other of others) wanted.push(other.position, sectionStart(other), other.position + 1);
+    wanted.push(at + 3, at - 2, at + 4);
+    // In that order of importance, as long as they fit.
     const kept: PassageHit[] = [];
     let size = 0;
     for (const position of wanted) {
-      const passage = passages.find((each) => each.position === position);
+      const passage = byPosition.get(position);
       if (!passage || kept.includes(passage) || (kept.length > 0 && size + passage.text.length > CONTENT_CHARS))
         continue;
       kept.push(passage);

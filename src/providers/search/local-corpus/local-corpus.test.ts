@@ -47,6 +47,27 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         rmSync(folder, { recursive: true, force: true });
       });
 
+      it('reads a result in its place: the page opening and the start of the section the match is in', async () => {
+        const filler = (topic: string) =>
+          Array.from({ length: 6 }, (_, index) => `Paragraph ${index} about ${topic} and nothing in particular.`).join(
+            '\n\n',
+          );
+        writeFileSync(
+          join(folder, 'manual.md'),
+          `# The manual\n\nThis manual explains the whole machine.\n\n## Gears\n\n${filler('gears')}\n\n## Bearings\n\nA bearing lets a shaft turn with little friction.\n\n${filler('shafts')}\n\nGrease the flanged bearing every spring.\n`,
+        );
+        await indexFolders(database.store, [folder]);
+        const search = new LocalCorpusSearch(database.store, [folder]);
+        const [hit] = await search.search('grease flanged bearing', { maxResults: 1 });
+        expect(hit!.url).toContain('manual.md');
+        expect(hit).not.toHaveProperty('content');
+        const { text, segments } = await search.read(hit!);
+        expect(text).toContain('Grease the flanged bearing every spring.');
+        expect(text).toContain('A bearing lets a shaft turn with little friction.');
+        expect(text).toContain('This manual explains the whole machine.');
+        expect(segments!.every((segment, index) => index === 0 || segment.at > segments![index - 1]!.at)).toBe(true);
+      });
+
       it('indexes every supported type and skips bad files with a reason', async () => {
         writeFileSync(join(folder, 'binary.txt'), Buffer.from([0x68, 0x69, 0x00, 0x01, 0x02]));
         writeFileSync(join(folder, 'broken.pdf'), '%PDF-1.4 this is not really a pdf');
@@ -78,11 +99,12 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
           'nature/volcanoes.md': 'How calderas form',
           'reports/reactors.pdf': 'Molten salt reactors',
         });
-        const [bees] = await new LocalCorpusSearch(database.store, [folder]).search('waggle dance distance', {
-          maxResults: 1,
-        });
-        expect(bees!.content).not.toContain('tracking');
-        expect(bees!.content).not.toContain('Copyright');
+        const search = new LocalCorpusSearch(database.store, [folder]);
+        const [bees] = await search.search('waggle dance distance', { maxResults: 1 });
+        const { text } = await search.read(bees!);
+        expect(text).toContain('waggle');
+        expect(text).not.toContain('tracking');
+        expect(text).not.toContain('Copyright');
       });
 
       it('ranks the passage that answers each labeled question first', async () => {
@@ -148,13 +170,12 @@ describe('chunkText', () => {
     expect(passages[1]!.linkDensity).toBeCloseTo(9 / passages[1]!.text.length, 5);
   });
 
-  it('lets definition-list entries share a passage, and keeps a code block whole', () => {
+  it('gives each definition-list entry a passage of its own, and keeps a code block whole', () => {
     const text =
       '## Terms\n\n##### barrage\n\nA dam across an estuary.\n\n##### caldera\n\nA collapsed basin.\n\n```\nx = 1\n\ny = 2\n```';
     const passages = chunkText(text, { targetChars: 400 });
-    expect(passages).toHaveLength(1);
-    expect(passages[0]!.headings).toBe('Terms');
-    expect(passages[0]!.text).toContain('x = 1\n\ny = 2');
+    expect(passages.map((passage) => passage.headings)).toEqual(['Terms › barrage', 'Terms › caldera']);
+    expect(passages[1]!.text).toContain('x = 1\n\ny = 2');
   });
 
   it('cuts a paragraph longer than the maximum at sentence ends', () => {
