@@ -80,6 +80,12 @@ function report(runtime: CliRuntime, sessionId: string, result: ActivationResult
     case 'interrupted':
       if (!runtime.json) console.log(`\nStopped. Nothing completed is lost. Resume with: quarry resume ${short}`);
       return exitCodes.interrupted;
+    case 'unrecorded':
+      if (!runtime.json)
+        console.error(
+          `\nSession ${short} stopped, and the store could not record it: ${result.error?.message ?? 'unknown error'}\nEverything recorded before is kept. Once the store works again, continue with: quarry resume ${short}`,
+        );
+      return exitCodes.unexpected;
     case 'lease-lost':
       if (!runtime.json)
         console.log(

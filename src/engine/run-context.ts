@@ -355,7 +355,8 @@ export class RunContext {
           // The store's own outage is waited out for as long as the lease holds (the lease keeper
           // aborts the signal when it cannot renew); anything else gets a few tries.
           attempts: (error) => (isStoreOutage(error) ? Number.POSITIVE_INFINITY : STEP_RETRIES),
-          maxDelayMs: 5_000,
+          // Long enough to honor a site's Retry-After; back-offs of their own stay short.
+          maxDelayMs: 60_000,
           signal: this.signal,
           onRetry: ({ attempt, delayMs, error }) =>
             void this.emit('step-retry', { key, attempt, delayMs, error: toErrorInfo(error) }).catch(() => undefined),

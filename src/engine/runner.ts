@@ -41,7 +41,19 @@ export interface RunnerOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
-export type ActivationStatus = 'completed' | 'waiting' | 'queued' | 'interrupted' | 'failed' | 'lease-lost';
+/**
+ * How an activation ended. `unrecorded`: it ended (with `error`) but the store could not record how
+ * (a full disk, a database away for longer than the lease): the session still reads as running, and
+ * resumes from its last recorded step once the store works again.
+ */
+export type ActivationStatus =
+  | 'completed'
+  | 'waiting'
+  | 'queued'
+  | 'interrupted'
+  | 'failed'
+  | 'lease-lost'
+  | 'unrecorded';
 
 export interface ActivationResult {
   sessionId: string;
@@ -264,9 +276,17 @@ export class Runner {
         return;
       }
       // An activation settles its own errors; anything left is logged, never an unhandled rejection.
-      void this.execute(lease).catch((error: unknown) =>
-        this.log(`quarry worker ${this.workerId}: session ${lease.sessionId} ended abnormally`, error),
-      );
+      void this.execute(lease)
+        .then((result) => {
+          // Nobody waits for a claimed session's result: what could not be recorded is said here.
+          if (result.status === 'unrecorded')
+            this.log(
+              `quarry worker ${this.workerId}: could not record how session ${lease.sessionId} ended (${result.error?.message}); it resumes from its last recorded step`,
+            );
+        })
+        .catch((error: unknown) =>
+          this.log(`quarry worker ${this.workerId}: session ${lease.sessionId} ended abnormally`, error),
+        );
     }
   }
 
@@ -380,12 +400,13 @@ export class Runner {
       if (result.status === 'waiting' && released.status === 'queued') return { ...result, status: 'queued' };
       return result;
     } catch (error) {
-      if (!isQuarryError(error, 'LEASE_LOST') && !isQuarryError(error, 'SESSION_NOT_FOUND'))
-        this.log(
-          `quarry: could not record how session ${sessionId} ended; its lease will expire and it resumes`,
-          error,
-        );
-      return { sessionId, status: 'lease-lost' };
+      if (isQuarryError(error, 'LEASE_LOST') || isQuarryError(error, 'SESSION_NOT_FOUND'))
+        return { sessionId, status: 'lease-lost' };
+      if (!isQuarryError(error))
+        this.log(`quarry: recording how session ${sessionId} ended failed unexpectedly`, error);
+      // The cause worth telling is the store's failure (a step's own error may be the same one).
+      const cause = isQuarryError(reason) && reason.code.startsWith('STORE_') ? reason : error;
+      return { sessionId, status: 'unrecorded', error: toErrorInfo(cause) };
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { QuarryConfig } from '../config/quarry-config.ts';
 import { WorkflowRegistry } from '../engine/workflow.ts';
 import { fetchPage } from '../providers/fetch/fetch-page.ts';
+import { HostGate } from '../providers/fetch/host-gate.ts';
 import { createLanguageModel } from '../providers/llm/create-language-model.ts';
 import { createSearchProviders } from '../providers/search/create-search-providers.ts';
 import type { Analyst } from '../research/analyst.ts';
@@ -31,6 +32,12 @@ export interface ResearchRuntimeOptions {
   ) => Promise<void>;
 }
 
+/**
+ * One gate for every fetch this process makes: research runs in parallel (several sessions, several
+ * reads per iteration), and a site must see them as one polite client.
+ */
+const hostGate = new HostGate();
+
 /** Wires the research workflow to real providers: the composition every entry point shares. */
 export function createResearchDependencies(
   store: Store,
@@ -48,7 +55,7 @@ export function createResearchDependencies(
         providers: config.providers,
         indexReady: options.indexReady,
       }),
-    fetchPage: (url, signal) => fetchPage(url, { signal, allow: config.fetchAllow }),
+    fetchPage: (url, signal) => fetchPage(url, { signal, allow: config.fetchAllow, gate: hostGate }),
     ...(options.indexReady ? { documentsReady: options.indexReady } : {}),
   };
 }

@@ -255,6 +255,51 @@ describe('HTTP API', () => {
     expect((await api(`/api/sessions/${id}/messages`)).body.messages.at(-1).content).toContain('1966');
   });
 
+  it('keeps a session created with start:false parked, stops a queued one, and refuses a late approval (issue 16)', async () => {
+    server = await start(database.store);
+    const parked = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, start: false }),
+    });
+    expect(parked.status).toBe(201);
+    // The runner never picks it up: it was created parked, in the same transaction.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await api(`/api/sessions/${parked.body.id}`)).body.status).toBe('interrupted');
+    expect(await database.store.listSteps(parked.body.id)).toEqual([]);
+    await server.close();
+
+    // Without a runner a new session stays queued; stopping it parks it.
+    server = await startServer({
+      store: database.store,
+      config: testConfig({ QUARRY_DOCS: docs, QUARRY_HOST: '127.0.0.1', QUARRY_PORT: '0' }),
+      runner: false,
+    });
+    const queued = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION }) });
+    expect((await api(`/api/sessions/${queued.body.id}`)).body.status).toBe('queued');
+    expect((await api(`/api/sessions/${queued.body.id}/stop`, { method: 'POST' })).status).toBe(202);
+    expect((await api(`/api/sessions/${queued.body.id}`)).body.status).toBe('interrupted');
+    await server.close();
+
+    // An "approve" sent again after the run finished is a late duplicate, not a new question.
+    server = await start(database.store);
+    const reviewed = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, settings: { reviewOutline: true } }),
+    });
+    const id = reviewed.body.id as string;
+    await eventually(async () => (await api(`/api/sessions/${id}`)).body.status === 'waiting', 20_000);
+    const approve = () =>
+      api(`/api/sessions/${id}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ role: 'user', content: 'approve' }),
+      });
+    expect((await approve()).body).toMatchObject({ kind: 'answer', accepted: true });
+    await completed(id);
+    const runs = (await api(`/api/sessions/${id}`)).body.runs.length;
+    expect(await approve()).toMatchObject({ status: 200, body: { kind: 'answer', accepted: false } });
+    expect((await api(`/api/sessions/${id}`)).body).toMatchObject({ status: 'completed', runs: { length: runs } });
+  });
+
   it('replays missed events after a disconnect, without loss or duplicates', async () => {
     server = await start(database.store);
     const id = (await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION }) })).body

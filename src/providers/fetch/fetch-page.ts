@@ -7,6 +7,7 @@ import { QuarryError } from '../../store/errors.ts';
 import { extractHtml, normalizeText } from '../extract/extract-html.ts';
 import { extractPdf } from '../extract/extract-pdf.ts';
 import { type ExtractedDocument, kindFromContentType } from '../extract/extracted-document.ts';
+import { type HostGate, retryAfterMs } from './host-gate.ts';
 import { checkAddress, guardedLookup, type NetworkPolicy } from './network-guard.ts';
 
 export interface FetchPageOptions extends NetworkPolicy {
@@ -20,6 +21,8 @@ export interface FetchPageOptions extends NetworkPolicy {
   /** Redirects followed. Default 5. */
   maxRedirects?: number;
   userAgent?: string;
+  /** Per-host politeness shared by the process's fetches (concurrency, spacing, Retry-After). */
+  gate?: HostGate;
 }
 
 export interface FetchedPage {
@@ -35,11 +38,15 @@ export interface FetchedPage {
   document: ExtractedDocument;
 }
 
-/** A fetch that failed; `isRetryable` for timeouts, resets and 5xx/429. */
+/** A fetch that failed; `isRetryable` for timeouts, resets and 5xx/429, with the server's `Retry-After`. */
 export class FetchError extends QuarryError {
-  constructor(message: string, options: { url: string; status?: number; isRetryable: boolean; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { url: string; status?: number; isRetryable: boolean; retryAfterMs?: number | null; cause?: unknown },
+  ) {
     super('STEP_FAILED', `Fetching ${options.url} failed: ${message}`, {
       isRetryable: options.isRetryable,
+      retryAfterMs: options.retryAfterMs ?? null,
       details: { url: options.url, status: options.status ?? null },
       cause: options.cause,
     });
@@ -126,9 +133,31 @@ async function extract(body: Buffer, contentType: string, url: string): Promise<
 
 /**
  * Fetches a page and extracts its main text. Every hop is checked by the private-network guard
- * after DNS resolution; redirects, time, and size are capped; the caller's signal aborts it.
+ * after DNS resolution; redirects, time, and size are capped; the caller's signal aborts it. With a
+ * gate, the fetch waits its turn at the page's host, and a `Retry-After` the host sends pauses every
+ * fetch to it.
  */
 export async function fetchPage(url: string, options: FetchPageOptions = {}): Promise<FetchedPage> {
+  const { gate } = options;
+  let host: string;
+  try {
+    host = new URL(url).host;
+  } catch {
+    throw new FetchError('not a valid URL', { url, isRetryable: false });
+  }
+  if (!gate) return fetchOnce(url, options);
+  return gate.run(
+    host,
+    () =>
+      fetchOnce(url, options).catch((error: unknown) => {
+        if (error instanceof FetchError && error.retryAfterMs !== null) gate.pause(host, error.retryAfterMs);
+        throw error;
+      }),
+    options.signal,
+  );
+}
+
+async function fetchOnce(url: string, options: FetchPageOptions): Promise<FetchedPage> {
   const settings = {
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     userAgent: options.userAgent ?? 'Quarry/0.1 (deep research; +https://github.com/quarry)',
@@ -174,7 +203,12 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
     }
     if (status < 200 || status >= 300) {
       response.resume();
-      throw new FetchError(`HTTP ${status}`, { url, status, isRetryable: status === 429 || status >= 500 });
+      throw new FetchError(`HTTP ${status}`, {
+        url,
+        status,
+        isRetryable: status === 429 || status >= 500,
+        retryAfterMs: retryAfterMs(response.headers['retry-after']),
+      });
     }
     const contentType = String(response.headers['content-type'] ?? '');
     let body: Buffer;

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { QuarryError } from '../errors.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
@@ -99,6 +100,10 @@ export class SqliteDriver implements SqlDriver {
   private pollTimer: NodeJS.Timeout | null = null;
   private lastDataVersion = 0;
   private readonly pollIntervalMs: number;
+  /** Why this store cannot be changed, when it cannot. */
+  private readOnly: string | null = null;
+  /** The folder of the snapshot a read-only store is read from, removed on close. */
+  private snapshotDir: string | null = null;
 
   constructor(path: string, options: SqliteDriverOptions = {}) {
     this.location = path;
@@ -106,20 +111,42 @@ export class SqliteDriver implements SqlDriver {
     this.emitter.setMaxListeners(0);
     try {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      this.db = new Database(path);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-      this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-      this.db.pragma('foreign_keys = ON');
+      this.db = this.open(path, options);
       const queue = queues.get(path) ?? { tail: Promise.resolve(), users: 0 };
       queue.users += 1;
       queues.set(path, queue);
     } catch (error) {
+      if (error instanceof QuarryError) throw error;
       throw new QuarryError(
         'STORE_UNAVAILABLE',
         `Cannot open the SQLite database at ${path}: ${(error as Error).message}. Check that the folder exists and is writable, or set QUARRY_DB to another path.`,
         { details: { path }, cause: error },
       );
+    }
+  }
+
+  /**
+   * The connection, in WAL mode. A store in a folder this process cannot write (a shared store
+   * mounted read-only, another user's) cannot keep WAL's shared-memory file there; it is read from
+   * a private snapshot copy instead, so its sessions can still be listed and shown.
+   */
+  private open(path: string, options: SqliteDriverOptions): Database.Database {
+    try {
+      const db = new Database(path);
+      this.wrapErrors(() => db.pragma('journal_mode = WAL'));
+      db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      db.pragma('foreign_keys = ON');
+      return db;
+    } catch (error) {
+      const cause = error instanceof QuarryError ? error.cause : error;
+      if ((cause as { code?: string }).code !== 'SQLITE_READONLY_DIRECTORY') throw error;
+      this.snapshotDir = mkdtempSync(join(tmpdir(), 'quarry-read-only-'));
+      const copy = join(this.snapshotDir, basename(path));
+      copyFileSync(path, copy);
+      if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+      this.readOnly = `its folder ${dirname(path)} cannot be written; reading a copy made ${new Date().toISOString()}`;
+      return new Database(copy, { readonly: true });
     }
   }
 
@@ -180,6 +207,7 @@ export class SqliteDriver implements SqlDriver {
     if (!queue || !this.db.open) return;
     await this.serialize(async () => this.db.close());
     if (--queue.users === 0) queues.delete(this.location);
+    if (this.snapshotDir) rmSync(this.snapshotDir, { recursive: true, force: true });
   }
 
   private serialize<T>(work: () => Promise<T>): Promise<T> {
@@ -207,29 +235,58 @@ export class SqliteDriver implements SqlDriver {
     try {
       return work();
     } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
-      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-        throw new QuarryError('STORE_BUSY', `The SQLite database at ${this.location} is busy; try again.`, {
-          isRetryable: true,
-          cause: error,
-        });
-      }
-      if (
-        code === 'SQLITE_READONLY' ||
-        code === 'SQLITE_CANTOPEN' ||
-        code === 'SQLITE_FULL' ||
-        code === 'SQLITE_IOERR'
-      ) {
-        throw new QuarryError(
-          'STORE_UNAVAILABLE',
-          `Cannot write the SQLite database at ${this.location}: ${(error as Error).message}.`,
-          {
-            details: { path: this.location },
-            cause: error,
-          },
-        );
-      }
-      throw error;
+      throw this.mapError(error);
+    }
+  }
+
+  /** SQLite's failures as the store's errors, with what an operator can do about each. */
+  private mapError(error: unknown): unknown {
+    const code = (error as { code?: string }).code ?? '';
+    const message = (error as Error).message ?? String(error);
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      return new QuarryError('STORE_BUSY', `The SQLite database at ${this.location} is busy; try again.`, {
+        isRetryable: true,
+        cause: error,
+      });
+    }
+    if (code.startsWith('SQLITE_READONLY')) {
+      return new QuarryError(
+        'STORE_UNAVAILABLE',
+        `The store at ${this.location} is read-only (${this.readOnly ?? message}): its sessions can be listed, shown and exported, not changed.`,
+        { details: { path: this.location, readOnly: true }, cause: error },
+      );
+    }
+    if (
+      code.startsWith('SQLITE_CORRUPT') ||
+      code === 'SQLITE_NOTADB' ||
+      /vtable constructor failed|malformed/i.test(message)
+    ) {
+      return new QuarryError(
+        'STORE_CORRUPT',
+        `The store at ${this.location} is damaged: ${code === 'SQLITE_NOTADB' ? 'the file is not a SQLite database' : this.integrityReport(message)}. Restore it from a backup, or export what can still be read (quarry export) into a new store.`,
+        { details: { path: this.location }, cause: error },
+      );
+    }
+    if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+      return new QuarryError(
+        'STORE_UNAVAILABLE',
+        `Cannot write the SQLite database at ${this.location}: ${message}${code === 'SQLITE_FULL' ? ' (the disk is full: free space, then resume)' : code.startsWith('SQLITE_IOERR') ? ' (is the disk full or failing?)' : ''}.`,
+        { details: { path: this.location }, cause: error },
+      );
+    }
+    return error;
+  }
+
+  /** What SQLite's own integrity check says, in its words (the first few findings). */
+  private integrityReport(fallback: string): string {
+    try {
+      const rows = this.db.pragma('quick_check(5)') as { quick_check: string }[];
+      const findings = rows
+        .flatMap((row) => row.quick_check.split('\n'))
+        .filter((finding) => finding !== 'ok' && !finding.startsWith('***'));
+      return findings.length ? `the integrity check reports: ${findings.join('; ')}` : fallback;
+    } catch {
+      return fallback;
     }
   }
 

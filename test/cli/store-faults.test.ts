@@ -1,0 +1,149 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = join(root, 'bin', 'quarry.mjs');
+const fixtures = join(root, 'test', 'fixtures', 'corpus');
+const asRoot = process.getuid?.() === 0;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** True when this machine lets the test mount a small tmpfs of its own (root on Linux). */
+function canMount(): boolean {
+  if (!asRoot) return false;
+  const probe = mkdtempSync(join(tmpdir(), 'quarry-mount-probe-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+/** The faults a store's file meets on an operator's machine: read-only, damaged, a full disk (issue 16). */
+describe('the SQLite store under faults, through the real executable', () => {
+  let home: string;
+  let docs: string;
+
+  function quarry(args: string[], options: { home?: string; user?: string } = {}): Result {
+    const env = { PATH: process.env.PATH, HOME: tmpdir(), QUARRY_HOME: options.home ?? home };
+    const command = options.user ? 'runuser' : process.execPath;
+    const argv = options.user
+      ? [
+          '-u',
+          options.user,
+          '--',
+          'env',
+          ...Object.entries(env).map(([key, value]) => `${key}=${value}`),
+          process.execPath,
+          bin,
+          ...args,
+        ]
+      : [bin, ...args];
+    const result = spawnSync(command, argv, { env, encoding: 'utf8', timeout: 60_000 });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  const noStackTrace = (result: Result) => expect(result.stderr).not.toMatch(/\n\s+at /);
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'quarry-faults-'));
+    docs = join(home, 'docs');
+    cpSync(fixtures, docs, { recursive: true });
+  });
+  afterEach(() => {
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('lists, shows and exports a store it cannot write, and refuses changes in words', () => {
+    const store = join(home, 'shared');
+    const run = quarry(['--json', 'run', 'How do tides work?', '--docs', docs], { home: store });
+    expect(run.code, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId.slice(0, 8);
+    // Another user (or this one, without root) reading a folder it cannot write.
+    chmodSync(home, 0o755);
+    chmodSync(store, 0o555);
+    const reader = asRoot ? { home: store, user: 'nobody' } : { home: store };
+    try {
+      const listed = quarry(['ls'], reader);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain(id);
+      const shown = quarry(['show', id], reader);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain('## Sources');
+      expect(quarry(['export', id, '--format', 'md'], reader).code).toBe(0);
+      const renamed = quarry(['rename', id, 'Renamed'], reader);
+      expect(renamed.code).toBe(1);
+      expect(renamed.stderr).toMatch(/is read-only .*listed, shown and exported, not changed/);
+      noStackTrace(renamed);
+    } finally {
+      chmodSync(store, 0o755);
+    }
+    expect(quarry(['ls'], { home: store }).stdout).not.toContain('Renamed');
+  });
+
+  it('reports a damaged store as damaged, with the integrity check’s words', () => {
+    const run = quarry(['--json', 'run', 'How do tides work?', '--docs', docs]);
+    expect(run.code, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId.slice(0, 8);
+    const file = join(home, 'quarry.db');
+    // Pages past the schema are overwritten: the tables' own pages, not the file's header.
+    const handle = openSync(file, 'r+');
+    writeSync(handle, Buffer.alloc(8192, 0xff), 0, 8192, 4096 * 3);
+    const shown = quarry(['show', id]);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toMatch(/The store at .* is damaged: the integrity check reports: /);
+    noStackTrace(shown);
+
+    const notADatabase = join(home, 'other');
+    mkdirSync(notADatabase);
+    writeFileSync(join(notADatabase, 'quarry.db'), 'these are not the bytes of a database, not at all\n'.repeat(100));
+    const listed = quarry(['ls'], { home: notADatabase });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain('is damaged: the file is not a SQLite database');
+    noStackTrace(listed);
+  });
+
+  it.skipIf(!canMount())(
+    'stops clearly on a full disk and resumes once there is room again (needs root to mount)',
+    () => {
+      const disk = join(home, 'disk');
+      mkdirSync(disk);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', disk]);
+      try {
+        const store = join(disk, 'home');
+        expect(quarry(['index', docs], { home: store }).code).toBe(0);
+        // Leave room to create the session and record a few steps, not the whole run.
+        const free = Number(execFileSync('df', ['-k', '--output=avail', disk], { encoding: 'utf8' }).split('\n')[1]);
+        execFileSync('dd', ['if=/dev/zero', `of=${join(disk, 'filler')}`, 'bs=1k', `count=${free - 300}`], {
+          stdio: 'ignore',
+        });
+        const full = quarry(['run', 'How do tides work?', '--docs', docs], { home: store });
+        expect(full.code).toBe(1);
+        expect(full.stderr).toContain('the disk is full');
+        noStackTrace(full);
+        const id = /quarry resume ([0-9a-f]{8})/.exec(full.stderr)?.[1];
+        expect(id, full.stderr).toBeDefined();
+        rmSync(join(disk, 'filler'));
+        // The process that held it is gone: the resume takes it over at once and finishes it.
+        const resumed = quarry(['resume', id!], { home: store });
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(resumed.stdout).toContain('## Sources');
+        expect(quarry(['ls', '--status', 'completed'], { home: store }).stdout).toContain(id);
+      } finally {
+        execFileSync('umount', [disk]);
+      }
+    },
+  );
+});
