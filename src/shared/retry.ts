@@ -41,3 +41,18 @@ export async function withRetry<T>(work: (attempt: number) => Promise<T>, option
     }
   }
 }
+
+/** The longest `Retry-After` honored: a server asking for more is as good as down. */
+const MAX_RETRY_AFTER_MS = 10 * 60_000;
+
+/**
+ * A `Retry-After` header as milliseconds: delta seconds or an HTTP date; null when absent or
+ * unreadable. Capped at ten minutes.
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  const seconds = Number(value.trim());
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
+  if (!Number.isFinite(ms)) return null;
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}

@@ -3,11 +3,12 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { parseRetryAfter } from '../../shared/retry.ts';
 import { QuarryError } from '../../store/errors.ts';
 import { extractHtml, normalizeText } from '../extract/extract-html.ts';
 import { extractPdf } from '../extract/extract-pdf.ts';
 import { type ExtractedDocument, kindFromContentType } from '../extract/extracted-document.ts';
-import { type HostGate, retryAfterMs } from './host-gate.ts';
+import type { HostGate } from './host-gate.ts';
 import { checkAddress, guardedLookup, type NetworkPolicy } from './network-guard.ts';
 
 export interface FetchPageOptions extends NetworkPolicy {
@@ -207,7 +208,7 @@ async function fetchOnce(url: string, options: FetchPageOptions): Promise<Fetche
         url,
         status,
         isRetryable: status === 429 || status >= 500,
-        retryAfterMs: retryAfterMs(response.headers['retry-after']),
+        retryAfterMs: parseRetryAfter(response.headers['retry-after']),
       });
     }
     const contentType = String(response.headers['content-type'] ?? '');

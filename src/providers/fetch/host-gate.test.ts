@@ -2,8 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { parseRetryAfter } from '../../shared/retry.ts';
 import { fetchPage } from './fetch-page.ts';
-import { HostGate, retryAfterMs } from './host-gate.ts';
+import { HostGate } from './host-gate.ts';
 
 /** A site that answers slowly, records when each request started and how many were in flight. */
 function politeSite() {
@@ -78,10 +79,10 @@ describe('fetching politely', () => {
   });
 
   it('reads Retry-After as seconds or as a date, and ignores what it cannot read', () => {
-    expect(retryAfterMs('3')).toBe(3000);
-    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
-    expect(retryAfterMs('soon')).toBeNull();
-    expect(retryAfterMs(undefined)).toBeNull();
-    expect(retryAfterMs('99999')).toBe(600_000);
+    expect(parseRetryAfter('3')).toBe(3000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
+    expect(parseRetryAfter('soon')).toBeNull();
+    expect(parseRetryAfter(undefined)).toBeNull();
+    expect(parseRetryAfter('99999')).toBe(600_000);
   });
 });

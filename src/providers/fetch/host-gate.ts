@@ -77,15 +77,3 @@ export class HostGate {
     return state;
   }
 }
-
-/**
- * A `Retry-After` header in milliseconds: seconds, or an HTTP date; null when absent or unreadable.
- * Capped at ten minutes (a server asking for more is as good as down).
- */
-export function retryAfterMs(header: string | undefined, now = Date.now()): number | null {
-  if (!header) return null;
-  const seconds = Number(header.trim());
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now;
-  if (!Number.isFinite(ms) || ms < 0) return null;
-  return Math.min(ms, 10 * 60_000);
-}

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
-import { withRetry } from '../../shared/retry.ts';
-import { parseRetryAfter, SearchError } from './search-error.ts';
+import { parseRetryAfter, withRetry } from '../../shared/retry.ts';
+import { SearchError } from './search-error.ts';
 import type { SearchOptions, SearchProvider, SearchResult } from './search-provider.ts';
 
 export interface HttpSearchRequest {

@@ -24,12 +24,3 @@ export class SearchError extends QuarryError {
     this.status = options.status;
   }
 }
-
-/** `Retry-After` as milliseconds: delta seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
-}
