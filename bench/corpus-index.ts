@@ -1,6 +1,7 @@
 /**
  * Local corpus: indexing throughput (MB of text per second) and search latency over a generated
- * corpus of 50 MB of Markdown. Run alone: `node --import tsx bench/corpus-index.ts [megabytes]`.
+ * corpus of generated Markdown, at two sizes (CORPUS_MB, default 20 and 50 MB) so that a search that
+ * slows down as the corpus grows shows. Run alone: `node --import tsx bench/corpus-index.ts`.
  */
 type StoreOptions = Omit<OpenStoreOptions, 'db'>;
 
@@ -117,29 +118,43 @@ async function measure(
   }
 }
 
-export async function run(megabytes = Number(process.argv[2] ?? 50)): Promise<void> {
-  const corpus = tempFolder('corpus');
+/** Corpus sizes measured, in MB: `CORPUS_MB=20,50` (default), so growth with the corpus shows. */
+function corpusSizes(): number[] {
+  const sizes = (process.env.CORPUS_MB ?? '20,50').split(',').map(Number);
+  if (sizes.some((size) => !Number.isFinite(size) || size <= 0))
+    throw new Error(`CORPUS_MB must be sizes in MB, like 20,50`);
+  return sizes;
+}
+
+export async function run(): Promise<void> {
   const rows: string[][] = [];
-  try {
-    const bytes = generateCorpus(corpus.path, megabytes);
-    const database = tempFolder('corpus-db');
+  const sizes = corpusSizes();
+  console.log(
+    `\nCorpus benchmark inputs: generated Markdown of ${sizes.join(' and ')} MB (CORPUS_MB), 200 queries of 3 words.`,
+  );
+  for (const megabytes of sizes) {
+    const corpus = tempFolder('corpus');
     try {
-      await measure('SQLite (FTS5, bm25)', join(database.path, 'quarry.db'), {}, corpus.path, bytes, rows);
+      const bytes = generateCorpus(corpus.path, megabytes);
+      const database = tempFolder('corpus-db');
+      try {
+        await measure('SQLite (FTS5, bm25)', join(database.path, 'quarry.db'), {}, corpus.path, bytes, rows);
+      } finally {
+        database.remove();
+      }
+      const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
+      try {
+        await measure('PostgreSQL (tsvector, GIN)', pgBenchUrl, { schema }, corpus.path, bytes, rows);
+      } catch (error) {
+        rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-', '-', '-', '-', '-']);
+      } finally {
+        const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
+        await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+        await driver?.close();
+      }
     } finally {
-      database.remove();
+      corpus.remove();
     }
-    const schema = `quarry_bench_${Math.random().toString(36).slice(2, 8)}`;
-    try {
-      await measure('PostgreSQL (tsvector, GIN)', pgBenchUrl, { schema }, corpus.path, bytes, rows);
-    } catch (error) {
-      rows.push(['PostgreSQL', `skipped: ${(error as Error).message}`, '-', '-', '-', '-', '-', '-']);
-    } finally {
-      const driver = await openDriver(pgBenchUrl, { schema }).catch(() => null);
-      await driver?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-      await driver?.close();
-    }
-  } finally {
-    corpus.remove();
   }
   printTable(
     'Local corpus: indexing and search (200 queries of 3 words, top 10)',

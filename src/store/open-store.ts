@@ -2,10 +2,9 @@ import { resolve } from 'node:path';
 import { isPostgresUrl } from '../config/quarry-config.ts';
 import { type RetryOptions, withRetry } from '../shared/retry.ts';
 import { migrateOrThrow } from './migrations/run-migrations.ts';
-import { PostgresDriver } from './postgres/postgres-driver.ts';
 import type { SqlDriver } from './sql/sql-driver.ts';
 import { SqlStore } from './sql/sql-store.ts';
-import { SqliteDriver, type SqliteDriverOptions } from './sqlite/sqlite-driver.ts';
+import type { SqliteDriverOptions } from './sqlite/sqlite-driver.ts';
 import type { Store } from './store.ts';
 import { validatingStore } from './validating-store.ts';
 
@@ -27,7 +26,12 @@ export interface OpenStoreOptions {
 
 /** Opens the driver for a location; `schema` in a PostgreSQL URL is Quarry's, not libpq's. */
 export async function openDriver(location: string, options: Omit<OpenStoreOptions, 'db'> = {}): Promise<SqlDriver> {
-  if (!isPostgresUrl(location)) return new SqliteDriver(location, { synchronous: options.synchronous });
+  // Each driver (and its database client) is loaded only when a store of its kind is opened.
+  if (!isPostgresUrl(location)) {
+    const { SqliteDriver } = await import('./sqlite/sqlite-driver.ts');
+    return new SqliteDriver(location, { synchronous: options.synchronous });
+  }
+  const { PostgresDriver } = await import('./postgres/postgres-driver.ts');
   const url = new URL(location);
   const schema = options.schema ?? url.searchParams.get('schema') ?? undefined;
   url.searchParams.delete('schema');

@@ -697,6 +697,11 @@ export interface Store {
   /** Removes documents and their passages; returns how many documents. */
   removeDocuments(paths: string[]): Promise<number>;
   /**
+   * Brings the database's statistics about the index up to date after indexing, so searches keep
+   * their fast plan as the corpus grows (PostgreSQL `ANALYZE`; SQLite `PRAGMA optimize`).
+   */
+  refreshCorpusStatistics(): Promise<void>;
+  /**
    * Passages matching any word of the query, best first: BM25 over title, headings and text on
    * SQLite; weighted ts_rank on PostgreSQL; link-heavy passages and navigation pages last.
    */

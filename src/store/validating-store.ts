@@ -306,6 +306,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
   touchDocument: [z.object({ path: nonEmpty(4000), mtimeMs: z.number().min(0), size: z.number().int().min(0) })],
   listDocuments: [z.object({ pathPrefix: z.string().max(4000).optional() }).optional()],
   removeDocuments: [z.array(z.string().max(4000)).max(1_000_000)],
+  refreshCorpusStatistics: [],
   readPassages: [
     z.object({ documentId: z.number().int().min(0), positions: z.array(z.number().int().min(0)).max(100) }),
   ],

@@ -3,6 +3,7 @@ import { sourcesInboxUsers } from './002-sources-inbox-users.ts';
 import { localCorpus } from './003-local-corpus.ts';
 import { linksTokensLeaseOwners } from './004-links-tokens-lease-owners.ts';
 import { corpusFields } from './005-corpus-fields.ts';
+import { journalFunctions } from './006-journal-functions.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -12,6 +13,7 @@ export const migrations: readonly Migration[] = [
   localCorpus,
   linksTokensLeaseOwners,
   corpusFields,
+  journalFunctions,
 ];
 
 export const latestSchemaVersion = migrations.length;

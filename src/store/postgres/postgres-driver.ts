@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
 import { isRetryable, QuarryError } from '../errors.ts';
+import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
 export interface PostgresDriverOptions {
@@ -20,7 +21,9 @@ const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000];
 
 /** A statement that only reads: running it again after a lost connection changes nothing. */
 function isReadOnly(sql: string): boolean {
-  return /^\s*SELECT\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE)\b|FOR UPDATE|pg_notify|nextval/i.test(sql);
+  return (
+    /^\s*SELECT\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE)\b|FOR UPDATE|pg_notify|nextval|quarry_\w+\(/i.test(sql)
+  );
 }
 
 /** An error that happened before the statement reached the server: always safe to try again. */
@@ -37,6 +40,7 @@ const dialect: SqlDialect = {
   randomId: 'gen_random_uuid()::text',
   likeOperator: 'ILIKE',
   crossProcessNotifications: true,
+  journalFunctions: true,
 };
 
 /** Rows per multi-row INSERT (10 bound values each; PostgreSQL allows 65,535). */
@@ -82,7 +86,9 @@ const fullText: FullTextDialect = {
     WHERE p.tsv @@ q${filter} ORDER BY score DESC, p.id LIMIT ?`,
   // Terms are letters and digits only (the caller's tokenizer), quoted as tsquery lexemes.
   searchParams: (terms) => [terms.map((term) => `'${term}'`).join(' | ')],
-  countSql: "SELECT COUNT(*) AS n FROM corpus_passages WHERE tsv @@ to_tsquery('english', ?)",
+  countSql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM corpus_passages WHERE tsv @@ to_tsquery('english', ?) LIMIT ${FREQUENCY_CAP}) found`,
+  // Without statistics the planner misjudges the GIN index and searches slow down as the corpus grows.
+  refreshStatisticsSql: 'ANALYZE corpus_passages, corpus_documents',
 };
 
 const INT8_OID = 20;

@@ -1,4 +1,4 @@
-import { queryTerms, stem, stems } from '../../shared/terms.ts';
+import { queryTerms, stem, stems, stopWords } from '../../shared/terms.ts';
 import type { CorpusDocument, PassageHit, SearchPassagesInput, UpsertDocumentInput } from '../store.ts';
 import { escapeLike } from './codec.ts';
 import type { SqlContext } from './context.ts';
@@ -34,6 +34,7 @@ function headingField(passage: { headings: string; text: string }): string {
 }
 
 export async function upsertDocument(ctx: SqlContext, input: UpsertDocumentInput): Promise<CorpusDocument> {
+  forgetFrequencies(ctx);
   return ctx.driver.transaction(async (tx) => {
     const existing = await tx.query<{ id: number }>('SELECT id FROM corpus_documents WHERE path = ?', [input.path]);
     if (existing[0]) await removeDocumentInTx(ctx, tx, Number(existing[0].id));
@@ -82,6 +83,7 @@ export async function listDocuments(ctx: SqlContext, options: { pathPrefix?: str
 }
 
 export async function removeDocuments(ctx: SqlContext, paths: string[]): Promise<number> {
+  forgetFrequencies(ctx);
   if (paths.length === 0) return 0;
   return ctx.driver.transaction(async (tx) => {
     let removed = 0;
@@ -117,14 +119,32 @@ interface Candidate {
   headingStems: Set<string>[];
 }
 
-function count(text: string): { counts: Map<string, number>; length: number } {
+/**
+ * How often each query stem occurs in a field, and the field's length in content words. Only words
+ * that start like a query stem are stemmed (the stemmer only strips suffixes): ranking a few hundred
+ * candidate passages then costs a scan, not a stemming of every word they hold.
+ */
+function count(text: string, query: readonly string[]): { counts: Map<string, number>; length: number } {
   const counts = new Map<string, number>();
-  const all = stems(text);
-  for (const term of all) counts.set(term, (counts.get(term) ?? 0) + 1);
-  return { counts, length: all.length };
+  const lower = text.toLowerCase();
+  const words = lower.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const prefixes = new Set(query.map((term) => term.slice(0, 3)));
+  let length = 0;
+  for (const word of words) {
+    if (word.length < 2 || stopWords.has(word)) continue;
+    length += 1;
+    if (!prefixes.has(word.slice(0, 3))) continue;
+    const term = stem(word);
+    if (query.includes(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  // Stop words the text writes as code ("`with`") count as the stems() of the analysts count them.
+  if (lower.includes('`'))
+    for (const term of stems(text))
+      if (stopWords.has(term) && query.includes(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return { counts, length };
 }
 
-function candidate(hit: PassageHit): Candidate {
+function candidate(hit: PassageHit, query: readonly string[]): Candidate {
   const inner = [...hit.text.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((match) => match[1]!);
   const headings = [hit.headings.split(' › ').at(-1) ?? '', ...inner];
   // An API entry ("json.dumps(obj, *, skipkeys=False…)") is named by what comes before its arguments.
@@ -132,9 +152,9 @@ function candidate(hit: PassageHit): Candidate {
     const name = /^(?:class\s+|@)?([\w.]+)\s*\(/.exec(heading.replace(/`/g, ''))?.[1];
     return name ? [name, name.split('.').at(-1)!] : [];
   });
-  const title = count(hit.title);
-  const heading = count(headings.join(' '));
-  const text = count(hit.text);
+  const title = count(hit.title, query);
+  const heading = count(headings.join(' '), query);
+  const text = count(hit.text, query);
   return {
     hit,
     counts: { title: title.counts, headings: heading.counts, text: text.counts },
@@ -184,21 +204,54 @@ function rankCandidates(candidates: Candidate[], query: string[], idf: Map<strin
     .sort((a, b) => b.score - a.score || a.passageId - b.passageId);
 }
 
-/** Inverse document frequency of each query term over all passages (counted by the full-text index). */
-async function inverseFrequencies(ctx: SqlContext, terms: string[]): Promise<Map<string, number>> {
-  const [total] = await ctx.driver.query<{ n: number }>('SELECT COUNT(*) AS n FROM corpus_passages');
-  const passages = Number(total?.n ?? 0);
-  const idf = new Map<string, number>();
-  for (const term of terms) {
-    const [row] = await ctx.driver.query<{ n: number }>(
-      ctx.driver.fullText.countSql,
-      ctx.driver.fullText.searchParams([term]),
-    );
-    const frequency = Number(row?.n ?? 0);
-    const key = stem(term);
-    idf.set(key, Math.max(idf.get(key) ?? 0, Math.log(1 + (passages - frequency + 0.5) / (frequency + 0.5))));
+/**
+ * Counts stop here (the dialects' `countSql` caps them): past it a word is common, and counting every
+ * passage that holds it would cost more as the corpus grows.
+ */
+export const FREQUENCY_CAP = 2000;
+
+/** How long term counts are reused before they are counted again (another process may have indexed). */
+const FREQUENCY_TTL_MS = 60_000;
+
+/** Passage counts per term, per database, until they expire or this process changes the index. */
+const frequencies = new WeakMap<object, { expires: number; total: number; terms: Map<string, number> }>();
+
+function forgetFrequencies(ctx: SqlContext): void {
+  frequencies.delete(ctx.driver);
+}
+
+/**
+ * Inverse document frequency of each query term over all passages (counted by the full-text index).
+ * Counts are kept for a minute: a search asks for the same common terms again and again, and a
+ * count over a large index is most of a search's time.
+ */
+async function inverseFrequencies(
+  ctx: SqlContext,
+  terms: string[],
+): Promise<{ idf: Map<string, number>; common: Set<string> }> {
+  let cached = frequencies.get(ctx.driver);
+  if (!cached || cached.expires < Date.now()) {
+    const [total] = await ctx.driver.query<{ n: number }>('SELECT COUNT(*) AS n FROM corpus_passages');
+    cached = { expires: Date.now() + FREQUENCY_TTL_MS, total: Number(total?.n ?? 0), terms: new Map() };
+    frequencies.set(ctx.driver, cached);
   }
-  return idf;
+  const idf = new Map<string, number>();
+  const common = new Set<string>();
+  for (const term of terms) {
+    let frequency = cached.terms.get(term);
+    if (frequency === undefined) {
+      const [row] = await ctx.driver.query<{ n: number }>(
+        ctx.driver.fullText.countSql,
+        ctx.driver.fullText.searchParams([term]),
+      );
+      frequency = Number(row?.n ?? 0);
+      cached.terms.set(term, frequency);
+    }
+    if (frequency >= FREQUENCY_CAP) common.add(term);
+    const key = stem(term);
+    idf.set(key, Math.max(idf.get(key) ?? 0, Math.log(1 + (cached.total - frequency + 0.5) / (frequency + 0.5))));
+  }
+  return { idf, common };
 }
 
 function toHit(row: Row, score: number): PassageHit {
@@ -240,16 +293,25 @@ export async function searchPassages(ctx: SqlContext, input: SearchPassagesInput
   const prefixes = input.pathPrefixes ?? [];
   const filter = prefixes.length ? ` AND (${prefixes.map(() => `d.path LIKE ? ESCAPE '\\'`).join(' OR ')})` : '';
   const { fullText } = ctx.driver;
+  const { idf, common } = await inverseFrequencies(ctx, terms);
+  // A word in a large share of all passages finds everything and tells nothing: it still counts in
+  // the ranking, but the candidates are found by the rarer words (when there are any).
+  const finding = terms.filter((term) => !common.has(term));
   // Candidates by the index's own relevance, then ranked with fields (BM25F) and prose weight.
   const rows = await ctx.driver.query(fullText.searchSql(filter), [
-    ...fullText.searchParams(terms),
+    ...fullText.searchParams(finding.length > 0 ? finding : terms),
     ...prefixes.map((prefix) => `${escapeLike(prefix)}%`),
-    Math.max(limit * 4, 200),
+    // Twice the passages asked for: enough for the reranking to reorder, few enough to rank quickly.
+    Math.max(limit, 100) * 2,
   ]);
-  const idf = await inverseFrequencies(ctx, terms);
+  const query = [...new Set(terms.map(stem))];
   return rankCandidates(
-    rows.map((row) => candidate(toHit(row, 0))),
-    [...new Set(terms.map(stem))],
+    rows.map((row) => candidate(toHit(row, 0), query)),
+    query,
     idf,
   ).slice(0, limit);
+}
+
+export async function refreshCorpusStatistics(ctx: SqlContext): Promise<void> {
+  await ctx.driver.query(ctx.driver.fullText.refreshStatisticsSql);
 }

@@ -25,6 +25,11 @@ export interface SqlDialect {
   readonly likeOperator: string;
   /** True when notifications reach other processes (otherwise the store polls for changes). */
   readonly crossProcessNotifications: boolean;
+  /**
+   * True when the database has the journal functions (migration 6): beginning and completing a step
+   * are one statement each, one round trip. Worth it where a round trip costs (a network database).
+   */
+  readonly journalFunctions: boolean;
 }
 
 /** A passage as the full-text dialect writes it. */
@@ -60,8 +65,13 @@ export interface FullTextDialect {
   searchSql(filter: string): string;
   /** The parameters that precede the filter's own in `searchSql`. */
   searchParams(terms: string[]): unknown[];
-  /** A query counting the passages that contain one term (the parameter from `searchParams([term])`): `n`. */
+  /**
+   * A query counting the passages that contain one term (the parameter from `searchParams([term])`):
+   * `n`, at most `FREQUENCY_CAP`.
+   */
   readonly countSql: string;
+  /** A statement that refreshes the planner's statistics about the index, after indexing. */
+  readonly refreshStatisticsSql: string;
 }
 
 export interface SqlDriver extends SqlExecutor {

@@ -32,6 +32,7 @@ import { readSession, type SqlContext, touchSession } from './context.ts';
 import {
   listDocuments,
   readPassages,
+  refreshCorpusStatistics,
   removeDocuments,
   searchPassages,
   touchDocument,
@@ -218,6 +219,7 @@ export class SqlStore implements Store {
   touchDocument = (input: { path: string; mtimeMs: number; size: number }) => touchDocument(this.ctx, input);
   listDocuments = (options?: { pathPrefix?: string }) => listDocuments(this.ctx, options);
   removeDocuments = (paths: string[]) => removeDocuments(this.ctx, paths);
+  refreshCorpusStatistics = () => refreshCorpusStatistics(this.ctx);
   searchPassages = (input: SearchPassagesInput) => searchPassages(this.ctx, input);
   readPassages = (input: { documentId: number; positions: number[] }) => readPassages(this.ctx, input);
 

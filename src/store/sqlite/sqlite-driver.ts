@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { QuarryError } from '../errors.ts';
+import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
 export interface SqliteDriverOptions {
@@ -22,7 +23,13 @@ const dialect: SqlDialect = {
   randomId: 'lower(hex(randomblob(16)))',
   likeOperator: 'LIKE',
   crossProcessNotifications: false,
+  journalFunctions: false,
 };
+
+/** Quiet time after a commit before the WAL is checkpointed, in ms. */
+const CHECKPOINT_IDLE_MS = 200;
+/** Under writes that never pause, a checkpoint still runs this often, in ms (the WAL stays small). */
+const CHECKPOINT_MAX_INTERVAL_MS = 5_000;
 
 /** Rows per multi-row INSERT (SQLite allows 32,766 bound values). */
 const PASSAGE_BATCH = 500;
@@ -71,7 +78,8 @@ const fullText: FullTextDialect = {
     WHERE corpus_fts MATCH ?${filter} ORDER BY bm25(corpus_fts, 1.0, 4.0, 2.5), p.id LIMIT ?`,
   // Each term quoted, so query text can never be read as FTS5 syntax.
   searchParams: (terms) => [terms.map((term) => `"${term}"`).join(' OR ')],
-  countSql: 'SELECT COUNT(*) AS n FROM corpus_fts WHERE corpus_fts MATCH ?',
+  countSql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ${FREQUENCY_CAP})`,
+  refreshStatisticsSql: 'PRAGMA optimize',
 };
 
 function toSqliteParam(value: unknown): unknown {
@@ -98,6 +106,8 @@ export class SqliteDriver implements SqlDriver {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly emitter = new EventEmitter();
   private pollTimer: NodeJS.Timeout | null = null;
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private lastCheckpoint = 0;
   private lastDataVersion = 0;
   private readonly pollIntervalMs: number;
   /** Why this store cannot be changed, when it cannot. */
@@ -137,6 +147,9 @@ export class SqliteDriver implements SqlDriver {
       db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
       db.pragma('foreign_keys = ON');
+      // Checkpoints happen when the store is idle (see `scheduleCheckpoint`), never inside a commit:
+      // SQLite's automatic one made the slowest 1% of step commits 58% of all commit time.
+      db.pragma('wal_autocheckpoint = 0');
       return db;
     } catch (error) {
       const cause = error instanceof QuarryError ? error.cause : error;
@@ -170,6 +183,7 @@ export class SqliteDriver implements SqlDriver {
       try {
         result = await work(tx);
         this.run('COMMIT');
+        this.scheduleCheckpoint();
       } catch (error) {
         if (this.db.inTransaction) this.run('ROLLBACK');
         throw error;
@@ -203,11 +217,38 @@ export class SqliteDriver implements SqlDriver {
 
   async close(): Promise<void> {
     this.stopPolling();
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     const queue = queues.get(this.location);
     if (!queue || !this.db.open) return;
     await this.serialize(async () => this.db.close());
     if (--queue.users === 0) queues.delete(this.location);
     if (this.snapshotDir) rmSync(this.snapshotDir, { recursive: true, force: true });
+  }
+
+  /**
+   * Copies the WAL back into the database once writes pause for a moment (or at least every few
+   * seconds under steady writing), in the store's own queue, so no commit ever waits for it. A
+   * passive checkpoint never blocks other processes' readers or writers.
+   */
+  private scheduleCheckpoint(): void {
+    if (this.readOnly) return;
+    const due = Date.now() - this.lastCheckpoint > CHECKPOINT_MAX_INTERVAL_MS;
+    if (this.checkpointTimer && !due) {
+      this.checkpointTimer.refresh();
+      return;
+    }
+    if (this.checkpointTimer) return;
+    this.checkpointTimer = setTimeout(
+      () => {
+        this.checkpointTimer = null;
+        this.lastCheckpoint = Date.now();
+        void this.serialize(async () => {
+          if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
+        }).catch(() => undefined);
+      },
+      due ? 0 : CHECKPOINT_IDLE_MS,
+    );
+    this.checkpointTimer.unref();
   }
 
   private serialize<T>(work: () => Promise<T>): Promise<T> {
