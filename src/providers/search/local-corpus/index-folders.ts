@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { invalidInput } from '../../../store/errors.ts';
-import type { Store } from '../../../store/store.ts';
-import { extractDocument } from '../../extract/extract-document.ts';
-import { kindFromPath } from '../../extract/extracted-document.ts';
-import { chunkText, isNavigationText } from './chunk-text.ts';
+import type { CorpusDocument, Store } from '../../../store/store.ts';
+import { type DocumentKind, kindFromPath } from '../../extract/extracted-document.ts';
+import { ExtractPool } from './extract-pool.ts';
+import type { ReadDocument } from './read-document.ts';
 
 export interface IndexProgress {
   done: number;
@@ -68,6 +68,106 @@ export function folderPrefix(folder: string): string {
   return absolute.endsWith(sep) ? absolute : absolute + sep;
 }
 
+/** A file to store once read: what is known of it before, and its bytes. */
+interface Pending {
+  path: string;
+  previous: CorpusDocument | undefined;
+  size: number;
+  mtimeMs: number;
+  contentHash: string;
+  kind: DocumentKind;
+  read: Promise<ReadDocument>;
+}
+
+/**
+ * One folder: files are read in batches on the extract pool's threads and stored in file order, so
+ * the index (and every search's tie-breaks) is the same however the threads finish.
+ */
+async function indexFolder(
+  store: Store,
+  folder: string,
+  context: { report: IndexReport; pool: ExtractPool; maxFileBytes: number; options: IndexFoldersOptions },
+): Promise<void> {
+  const { report, pool, maxFileBytes, options } = context;
+  const known = new Map(
+    (await store.listDocuments({ pathPrefix: folderPrefix(folder) })).map((document) => [document.path, document]),
+  );
+  const files = (await listFiles(folder)).filter((path) => kindFromPath(path) !== null);
+  const batch: Pending[] = [];
+  let done = 0;
+  const flush = async () => {
+    for (const pending of batch.splice(0)) {
+      options.signal?.throwIfAborted();
+      const { path, previous } = pending;
+      try {
+        const document = await pending.read;
+        if (document.passages.length === 0) {
+          report.skipped.push({ path, reason: 'no text found' });
+          continue;
+        }
+        await store.upsertDocument({
+          path,
+          title: document.title,
+          kind: pending.kind,
+          size: pending.size,
+          mtimeMs: pending.mtimeMs,
+          contentHash: pending.contentHash,
+          chars: document.chars,
+          navigation: document.navigation,
+          passages: document.passages,
+        });
+        known.delete(path);
+        report[previous ? 'updated' : 'added'] += 1;
+        report.passages += document.passages.length;
+        report.chars += document.chars;
+      } catch (error) {
+        report.skipped.push({ path, reason: (error as Error).message || String(error) });
+      } finally {
+        options.onProgress?.({ done: ++done, total: files.length, path });
+      }
+    }
+  };
+  for (const path of files) {
+    options.signal?.throwIfAborted();
+    const previous = known.get(path);
+    // Whatever stays in `known` at the end is removed: files that are gone, and files now skipped.
+    try {
+      const info = await stat(path);
+      if (info.size > maxFileBytes) {
+        report.skipped.push({ path, reason: `too large (${info.size} bytes; the limit is ${maxFileBytes})` });
+      } else if (previous && previous.size === info.size && previous.mtimeMs === Math.floor(info.mtimeMs)) {
+        known.delete(path);
+        report.unchanged += 1;
+      } else {
+        const bytes = await readFile(path);
+        const contentHash = createHash('sha256').update(bytes).digest('hex');
+        if (previous && previous.contentHash === contentHash) {
+          await store.touchDocument({ path, mtimeMs: Math.floor(info.mtimeMs), size: info.size });
+          known.delete(path);
+          report.unchanged += 1;
+        } else {
+          const kind = kindFromPath(path)!;
+          const read = pool.read(bytes, kind, path);
+          // Settled later, in order; a failure is reported then, never an unhandled rejection now.
+          read.catch(() => undefined);
+          batch.push({ path, previous, size: info.size, mtimeMs: Math.floor(info.mtimeMs), contentHash, kind, read });
+          if (batch.length >= pool.parallelism * BATCH_PER_THREAD) await flush();
+          continue;
+        }
+      }
+    } catch (error) {
+      report.skipped.push({ path, reason: (error as Error).message || String(error) });
+    }
+    options.onProgress?.({ done: ++done, total: files.length, path });
+  }
+  await flush();
+  options.onProgress?.({ done: files.length, total: files.length, path: folder });
+  report.removed += await store.removeDocuments([...known.keys()]);
+}
+
+/** Files read ahead per extract thread: enough to keep every thread busy while the batch is stored. */
+const BATCH_PER_THREAD = 4;
+
 /**
  * Brings the corpus in line with the folders: new and changed files are extracted, chunked and
  * indexed; unchanged ones (same size and mtime, or same content hash) are skipped; files that are
@@ -93,63 +193,12 @@ export async function indexFolders(
     const info = await stat(folder).catch(() => null);
     if (!info?.isDirectory()) throw invalidInput('folder', `${folder} is not a folder that can be read`);
   }
-  for (const folder of report.folders) {
-    const known = new Map(
-      (await store.listDocuments({ pathPrefix: folderPrefix(folder) })).map((document) => [document.path, document]),
-    );
-    const files = (await listFiles(folder)).filter((path) => kindFromPath(path) !== null);
-    for (const [index, path] of files.entries()) {
-      options.signal?.throwIfAborted();
-      options.onProgress?.({ done: index, total: files.length, path });
-      const previous = known.get(path);
-      // Whatever stays in `known` at the end is removed: files that are gone, and files now skipped.
-      try {
-        const info = await stat(path);
-        if (info.size > maxFileBytes) {
-          report.skipped.push({ path, reason: `too large (${info.size} bytes; the limit is ${maxFileBytes})` });
-          continue;
-        }
-        if (previous && previous.size === info.size && previous.mtimeMs === Math.floor(info.mtimeMs)) {
-          known.delete(path);
-          report.unchanged += 1;
-          continue;
-        }
-        const bytes = await readFile(path);
-        const contentHash = createHash('sha256').update(bytes).digest('hex');
-        if (previous && previous.contentHash === contentHash) {
-          await store.touchDocument({ path, mtimeMs: Math.floor(info.mtimeMs), size: info.size });
-          known.delete(path);
-          report.unchanged += 1;
-          continue;
-        }
-        const kind = kindFromPath(path)!;
-        const extracted = await extractDocument(bytes, kind, path);
-        const passages = chunkText(extracted.text, { linkRanges: extracted.linkRanges });
-        if (passages.length === 0) {
-          report.skipped.push({ path, reason: 'no text found' });
-          continue;
-        }
-        await store.upsertDocument({
-          path,
-          title: extracted.title,
-          kind,
-          size: info.size,
-          mtimeMs: Math.floor(info.mtimeMs),
-          contentHash,
-          chars: extracted.text.length,
-          navigation: isNavigationText(extracted.text, extracted.linkRanges),
-          passages,
-        });
-        known.delete(path);
-        report[previous ? 'updated' : 'added'] += 1;
-        report.passages += passages.length;
-        report.chars += extracted.text.length;
-      } catch (error) {
-        report.skipped.push({ path, reason: (error as Error).message || String(error) });
-      }
-    }
-    options.onProgress?.({ done: files.length, total: files.length, path: folder });
-    report.removed += await store.removeDocuments([...known.keys()]);
+  const pool = ExtractPool.open();
+  try {
+    for (const folder of report.folders) await indexFolder(store, folder, { report, pool, maxFileBytes, options });
+  } finally {
+    await pool.close();
   }
+  if (report.added + report.updated + report.removed > 0) await store.refreshCorpusStatistics();
   return report;
 }

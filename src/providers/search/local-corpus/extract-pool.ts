@@ -1,0 +1,107 @@
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { DocumentKind } from '../../extract/extracted-document.ts';
+import { type ReadDocument, readDocument } from './read-document.ts';
+
+type Pending = {
+  resolve: (document: ReadDocument | Promise<ReadDocument>) => void;
+  reject: (error: Error) => void;
+  /** The document to read again on this thread if its worker dies. */
+  again: () => Promise<ReadDocument>;
+  worker: Worker;
+};
+
+/**
+ * Reads documents on worker threads, one per core: extraction is most of indexing's time, and a
+ * manual's pages are independent. Falls back to this thread when a worker cannot start. Results
+ * come back per call, so the caller decides the order in which they are stored.
+ */
+export class ExtractPool {
+  private readonly workers: { worker: Worker; busy: number }[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+
+  private started = false;
+
+  private constructor(private readonly size: number) {}
+
+  /** The workers start at the first document to read: indexing that finds nothing changed starts none. */
+  private start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (let index = 0; index < this.size; index++) {
+      const worker = startWorker();
+      if (!worker) break;
+      const entry = { worker, busy: 0 };
+      worker.on('message', (message: { id: number; document?: ReadDocument; error?: string }) => {
+        entry.busy -= 1;
+        const waiting = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        if (message.error !== undefined) waiting?.reject(new Error(message.error));
+        else waiting?.resolve(message.document!);
+      });
+      worker.on('error', () => {
+        // A worker that dies (or never starts) hands what it held to this thread; the rest carry on.
+        for (const [id, waiting] of this.pending) {
+          if (waiting.worker !== worker) continue;
+          this.pending.delete(id);
+          waiting.resolve(waiting.again());
+        }
+        this.workers.splice(this.workers.indexOf(entry), 1);
+      });
+      this.workers.push(entry);
+    }
+  }
+
+  /** A pool of `size` workers (default: one per core). */
+  static open(size = availableParallelism()): ExtractPool {
+    return new ExtractPool(Math.max(1, size));
+  }
+
+  /** How many documents the pool reads at once. */
+  get parallelism(): number {
+    return this.size;
+  }
+
+  read(bytes: Uint8Array, kind: DocumentKind, path: string): Promise<ReadDocument> {
+    this.start();
+    if (this.workers.length === 0) return readDocument(bytes, kind, path);
+    const entry = this.workers.reduce((least, each) => (each.busy < least.busy ? each : least));
+    entry.busy += 1;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, again: () => readDocument(bytes, kind, path), worker: entry.worker });
+      entry.worker.postMessage({ id, bytes, kind, path });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+    this.workers.length = 0;
+  }
+}
+
+/**
+ * A worker running extract-worker: the compiled one beside this module in dist/cli, or the
+ * TypeScript source through tsx in a checkout (and under the tests), registered inside the worker
+ * since a thread does not inherit its parent's loader. Null when none can start.
+ */
+function startWorker(): Worker | null {
+  const here = import.meta.url;
+  try {
+    if (!here.endsWith('.ts')) return new Worker(new URL('./extract-worker.js', here));
+    // tsx's ES module entry (require.resolve would give its CommonJS one).
+    const manifest = createRequire(here).resolve('tsx/package.json');
+    const tsx = pathToFileURL(join(dirname(manifest), 'dist', 'esm', 'api', 'index.mjs')).href;
+    const source = new URL('./extract-worker.ts', here).href;
+    return new Worker(
+      `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`,
+      { eval: true },
+    );
+  } catch {
+    return null;
+  }
+}
