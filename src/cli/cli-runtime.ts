@@ -1,10 +1,13 @@
-import { type ConfigFlags, type QuarryConfig, resolveConfig } from '../config/quarry-config.ts';
-import { type LocalContext, localServiceContext } from '../service/local-context.ts';
-import { openStore } from '../store/open-store.ts';
+import type { ConfigFlags, QuarryConfig } from '../config/quarry-config.ts';
+import type { LocalContext } from '../service/local-context.ts';
+import type { ServiceContext } from '../service/service-context.ts';
 import type { Store } from '../store/store.ts';
 import type { ProgressMode } from './progress.ts';
 
-export type CliContext = LocalContext & { admin: Store };
+/** What a command that reads and manages sessions gets: the local user's services and the whole store. */
+export type CliContext = ServiceContext & { admin: Store };
+/** What a command that runs sessions gets: the same, with the workflows and this process's runner. */
+export type CliRunContext = LocalContext & { admin: Store };
 
 /**
  * What commands share: global options, the configuration (resolved once, with the command's own
@@ -24,7 +27,9 @@ export class CliRuntime {
   }
 
   /** The configuration: the command's flags, then the environment, the config file and defaults. */
-  config(flags: ConfigFlags = {}): QuarryConfig {
+  async config(flags: ConfigFlags = {}): Promise<QuarryConfig> {
+    // Loaded when a command needs it: `quarry --help` loads none of the store, service or config.
+    const { resolveConfig } = await import('../config/quarry-config.ts');
     this.resolved ??= resolveConfig({ env: this.env, flags: { ...flags, db: this.db ?? flags.db } });
     return this.resolved;
   }
@@ -33,9 +38,33 @@ export class CliRuntime {
     return this.json ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
   }
 
+  /** The store and services, for commands that read and manage sessions (no research code loads). */
   async open(flags: ConfigFlags = {}): Promise<CliContext> {
     if (this.context) return this.context;
-    const config = this.config(flags);
+    const config = await this.config(flags);
+    const [store, { localQueryContext }] = await Promise.all([
+      this.openStore(config),
+      import('../service/local-query-context.ts'),
+    ]);
+    this.context = { ...localQueryContext(store, config), admin: store };
+    return this.context;
+  }
+
+  /** The same with the workflows and a runner of this process, for commands that run sessions. */
+  async openRunner(flags: ConfigFlags = {}): Promise<CliRunContext> {
+    if (this.context && 'runner' in this.context && this.context.runner) return this.context as CliRunContext;
+    const config = await this.config(flags);
+    const [store, { localServiceContext }] = await Promise.all([
+      this.openStore(config),
+      import('../service/local-context.ts'),
+    ]);
+    const context = { ...localServiceContext(store, config, { workerId: `cli:${process.pid}` }), admin: store };
+    this.context = context;
+    return context;
+  }
+
+  private async openStore(config: QuarryConfig): Promise<Store> {
+    const { openStore } = await import('../store/open-store.ts');
     this.store ??= await openStore({
       db: config.db,
       retry: {
@@ -43,15 +72,11 @@ export class CliRuntime {
           console.error(`quarry: ${error.message} Trying again in ${Math.ceil(delayMs / 1000)} s…`),
       },
     });
-    this.context = {
-      ...localServiceContext(this.store, config, { workerId: `cli:${process.pid}` }),
-      admin: this.store,
-    };
-    return this.context;
+    return this.store;
   }
 
   async close(): Promise<void> {
-    await this.context?.runner.shutdown();
+    await this.context?.runner?.shutdown();
     await this.store?.close();
     this.store = null;
     this.context = null;

@@ -15,7 +15,7 @@ export async function runInForeground(
   sessionId: string,
   options: RunSessionOptions = {},
 ): Promise<number> {
-  const context = await runtime.open();
+  const context = await runtime.openRunner();
   const session = await context.store.getSession(sessionId);
   const short = shortId(sessionId);
   const progress = new Progress(

@@ -72,7 +72,8 @@ describe('legacy per-session JSON', () => {
     });
     expect(journal.some((step) => step.key.startsWith('iteration-3/'))).toBe(false);
     const report = (result.output as ResearchOutput).report!;
-    expect(report).toContain('https://example.org/la-rance');
+    // What the legacy session gathered before it stopped is cited beside what was found after.
+    expect(report).toContain('https://example.org/barrages');
     expect(report).toContain('tidal-energy.txt');
 
     const legacy = JSON.parse(

@@ -1,11 +1,10 @@
 import type { QuarryConfig } from '../config/quarry-config.ts';
 import { Runner } from '../engine/runner.ts';
 import type { WorkflowRegistry } from '../engine/workflow.ts';
-import { ownerStore } from '../store/owner-store.ts';
 import type { Store } from '../store/store.ts';
-import { anyFolder, foregroundIndexer } from './document-folders.ts';
+import { localQueryContext } from './local-query-context.ts';
 import { createWorkflowRegistry } from './research-runtime.ts';
-import { LOCAL_OWNER, type ServiceContext } from './service-context.ts';
+import type { ServiceContext } from './service-context.ts';
 
 export type LocalContext = ServiceContext & { runner: Runner; workflows: WorkflowRegistry };
 
@@ -20,12 +19,8 @@ export function localServiceContext(
 ): LocalContext {
   const workflows = options.workflows ?? createWorkflowRegistry(store, config);
   return {
-    store: ownerStore(store, options.ownerId ?? LOCAL_OWNER),
-    config,
-    folders: anyFolder,
-    indexer: foregroundIndexer(store),
+    ...localQueryContext(store, config, options),
     workflows,
     runner: options.runner ?? new Runner({ store, workflows, workerId: options.workerId }),
-    enforceLimits: false,
   };
 }

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { planResume } from '../../service/session-control.ts';
-import { resolveSessionId } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
 import { collect } from '../parse-options.ts';
@@ -20,7 +18,9 @@ export function registerResume(program: Command, runtime: CliRuntime, setExitCod
         id: string,
         options: { from?: string; force?: boolean; docs?: string[]; search?: string[]; replaceSources?: boolean },
       ) => {
-        const context = await runtime.open();
+        const { planResume } = await import('../../service/session-control.ts');
+        const { resolveSessionId } = await import('../../service/session-queries.ts');
+        const context = await runtime.openRunner();
         const sessionId = await resolveSessionId(context, id);
         const plan = await planResume(context, { sessionId, ...options });
         setExitCode(await runInForeground(runtime, sessionId, plan));

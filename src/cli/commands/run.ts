@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { startResearch } from '../../service/start-research.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
 import { printJson, shortId } from '../output.ts';
@@ -37,7 +36,8 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
     .option('--detach', 'queue it for a worker and return its id at once')
     .option('--external-id <id>', 'your own id for it; running again with the same id returns that session')
     .action(async (question: string, options: RunOptions) => {
-      const context = await runtime.open({ model: options.model, fastModel: options.fastModel });
+      const { startResearch } = await import('../../service/start-research.ts');
+      const context = await runtime.openRunner({ model: options.model, fastModel: options.fastModel });
       const settings: Record<string, unknown> = {};
       const iterations = parseWholeNumber(options.iterations, '--iterations', 1, 10);
       const breadth = parseWholeNumber(options.breadth, '--breadth', 1, 8);

@@ -1,11 +1,8 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import { checkWebProvider } from '../../providers/search/create-search-providers.ts';
-import { startServer } from '../../server/serve.ts';
+import { packageRoot } from '../../config/package-root.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
-
-const webRoot = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
 export function registerServe(program: Command, runtime: CliRuntime): void {
   program
@@ -26,17 +23,19 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
         runner: boolean;
         concurrency: string;
       }) => {
+        const { checkWebProvider } = await import('../../providers/search/create-search-providers.ts');
+        const { startServer } = await import('../../server/serve.ts');
         const port = parseWholeNumber(options.port, '--port', 0, 65535);
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64);
-        const config = runtime.config({ host: options.host, port, docs: options.docs, search: options.search });
+        const config = await runtime.config({ host: options.host, port, docs: options.docs, search: options.search });
         for (const name of config.search) checkWebProvider(name, config.providers);
-        const context = await runtime.open();
+        const context = await runtime.openRunner();
         const server = await startServer({
           store: context.admin,
           config,
           runner: options.runner,
           concurrency,
-          webRoot,
+          webRoot: join(packageRoot(), 'web', 'dist'),
         });
         console.error(
           `quarry serve: listening on ${server.url} (store ${context.store.info().location}; ${server.auth === 'local' ? 'one local user, no sign-in' : 'tokens required'}${server.runner ? `; runner ${server.runner.workerId}` : '; no runner'})`,

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { Runner } from '../../engine/runner.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { parseWholeNumber } from '../parse-options.ts';
 
@@ -19,7 +18,8 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
     .option('--max-claims <n>', 'claims without a clean end before a session is parked as failed', '5')
     .action(
       async (options: { concurrency: string; id?: string; grace: string; leaseTtl: string; maxClaims: string }) => {
-        const context = await runtime.open();
+        const { Runner } = await import('../../engine/runner.ts');
+        const context = await runtime.openRunner();
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
         const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
         const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;

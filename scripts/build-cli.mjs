@@ -1,0 +1,54 @@
+// Compiles the command line into dist/cli/ (ES modules, one chunk per lazily loaded part), so the
+// executable starts without compiling TypeScript. Run by `npm ci` (prepare), `npm test` and
+// `npm pack`; bin/quarry.mjs uses the build when it is newer than every source file.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { build } from 'esbuild';
+
+/**
+ * Zod's namespace carries every language's error messages (two thirds of its 750 KB); Quarry's
+ * messages are English, so only that locale is bundled.
+ */
+const englishOnlyZod = {
+  name: 'english-only-zod',
+  setup(context) {
+    const english = createRequire(import.meta.url).resolve('zod/v4/locales/en.js');
+    context.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${'/'}zod${'/'}`) ? { path: 'zod-english-locale', namespace: 'quarry' } : undefined,
+    );
+    context.onLoad({ filter: /^zod-english-locale$/, namespace: 'quarry' }, () => ({
+      contents: `export { default as en } from ${JSON.stringify(english)};`,
+      loader: 'js',
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+
+const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const started = performance.now();
+rmSync('dist/cli', { recursive: true, force: true });
+await build({
+  entryPoints: {
+    main: 'src/cli/main.ts',
+    // Started as worker threads by the extract pool, which finds it beside itself.
+    'extract-worker': 'src/providers/search/local-corpus/extract-worker.ts',
+  },
+  outdir: 'dist/cli',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: false,
+  logLevel: 'warning',
+  // The runtime dependencies (native modules, and packages that load files of their own at run
+  // time) stay in node_modules; everything else is bundled, so they are all an install needs.
+  external: [...Object.keys(manifest.dependencies), 'pg-native'],
+  plugins: [englishOnlyZod],
+  // Bundled CommonJS dependencies call require(); ES modules have none of their own.
+  banner: {
+    js: "import { createRequire as __quarryRequire } from 'node:module'; const require = __quarryRequire(import.meta.url);",
+  },
+});
+writeFileSync('dist/cli/BUILT', `${new Date().toISOString()}\n`);
+console.error(`Built dist/cli in ${Math.round(performance.now() - started)} ms`);

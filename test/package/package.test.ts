@@ -1,0 +1,92 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../src/store/conformance/harness.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/**
+ * Quarry as a user gets it: `npm pack`, installed into an empty folder from the tarball, with no
+ * sources and no dev dependencies (issue 21). The run and the server work from what was packed.
+ */
+describe('the packed package, installed in an empty folder', () => {
+  let folder: string;
+  let home: string;
+  let quarry: string;
+
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'quarry-package-'));
+    home = join(folder, 'home');
+    execFileSync(npm, ['pack', '--pack-destination', folder, '--silent'], { cwd: root, stdio: 'ignore' });
+    const tarball = readdirSync(folder).find((name) => name.endsWith('.tgz'))!;
+    writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'quarry-user', private: true }));
+    execFileSync(npm, ['install', '--no-audit', '--no-fund', '--omit=dev', `./${tarball}`], {
+      cwd: folder,
+      stdio: 'ignore',
+      timeout: 600_000,
+    });
+    quarry = join(folder, 'node_modules', '.bin', 'quarry');
+    cpSync(join(root, 'test', 'fixtures', 'corpus'), join(folder, 'docs'), { recursive: true });
+  }, 660_000);
+  afterAll(() => {
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const env = () => ({ PATH: process.env.PATH, HOME: folder, QUARRY_HOME: home });
+
+  it('ships the compiled CLI and the built web UI, not the sources or the tests', () => {
+    const installed = join(folder, 'node_modules', 'quarry');
+    expect(existsSync(join(installed, 'dist', 'cli', 'main.js'))).toBe(true);
+    expect(existsSync(join(installed, 'web', 'dist', 'index.html'))).toBe(true);
+    for (const absent of ['src', 'test', 'bench', '.ci', 'scripts'])
+      expect(existsSync(join(installed, absent))).toBe(false);
+    const version = spawnSync(quarry, ['--version'], { env: env(), encoding: 'utf8' });
+    expect(version.stdout.trim()).toBe(
+      JSON.parse(
+        execFileSync('node', ['-p', 'JSON.stringify(require("./package.json").version)'], {
+          cwd: root,
+          encoding: 'utf8',
+        }),
+      ),
+    );
+  });
+
+  it('researches a question over local documents', () => {
+    const run = spawnSync(
+      quarry,
+      ['run', 'How does tidal power generate electricity?', '--docs', join(folder, 'docs')],
+      {
+        env: env(),
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('## Sources');
+    expect(run.stdout).toContain('tidal-energy.txt');
+  });
+
+  it('serves the API and the web UI', async () => {
+    const server = spawn(quarry, ['serve', '--port', '0', '--docs', join(folder, 'docs')], {
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    server.stderr.on('data', (chunk) => (stderr += chunk));
+    try {
+      await eventually(() => /listening on (http:\/\/\S+?) /.test(stderr), 60_000);
+      const url = /listening on (http:\/\/\S+?) /.exec(stderr)![1]!;
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="root">');
+    } finally {
+      server.kill('SIGTERM');
+    }
+  });
+});
