@@ -62,6 +62,8 @@ function plainLine(event: StoredEvent, startedAt: number): string | null {
       return `${at} claim-flag ${event.data.verdict} "${event.data.claim.slice(0, 80)}"`;
     case 'report-delta':
       return null;
+    case 'session-update':
+      return `${at} session-update${event.data.title !== undefined ? ` title "${event.data.title}"` : ''}${event.data.settings ? ' settings' : ''}`;
     case 'session-create':
     case 'session-fork':
     case 'session-import':

@@ -12,6 +12,7 @@ import { openAiRoutes } from './openai-compatible.ts';
 import { guardRequests } from './request-guard.ts';
 import { accountRoutes, publicAccountRoutes } from './routes/account-routes.ts';
 import { capabilityRoutes } from './routes/capability-routes.ts';
+import { liveRoutes } from './routes/live-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
@@ -85,7 +86,9 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   const api = app
     .route('/api/auth', accountRoutes(dependencies))
     .route('/api/capabilities', capabilityRoutes(dependencies))
-    .route('/api/sessions', sessionRoutes(dependencies));
+    // The live routes first: `/feed` must not be read as a session id.
+    .route('/api/sessions', liveRoutes(dependencies))
+    .route('/api/sessions', sessionRoutes());
   app.route('/v1', openAiRoutes(dependencies));
 
   if (options.webRoot && existsSync(options.webRoot)) {

@@ -6,7 +6,7 @@ import { QuarryError } from '../store/errors.ts';
 import { ownerStore } from '../store/owner-store.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 
-/** The cookie the web UI's sign-in sets: the token itself, HttpOnly, SameSite=Strict, for the browser session. */
+/** The cookie the web UI's sign-in sets: the browser's own token, HttpOnly, SameSite=Strict, for the browser session. */
 export const TOKEN_COOKIE = 'quarry_token';
 
 export function hashToken(token: string): string {

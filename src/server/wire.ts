@@ -9,7 +9,7 @@ import { sessionStatuses, stepKinds } from '../store/store.ts';
  */
 
 const iso = z.string().openapi({ format: 'date-time' });
-const noNul = (schema: z.ZodString) =>
+export const noNul = (schema: z.ZodString) =>
   schema.refine((text) => !text.includes('\u0000'), 'must not contain NUL characters');
 
 export const sessionIdSchema = noNul(z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'is not a session id'));
@@ -278,6 +278,28 @@ export const stepParams = idParams.extend({
   runId: sessionIdSchema.openapi({ param: { name: 'runId', in: 'path' } }),
   key: stepRef.openapi({ param: { name: 'key', in: 'path' }, description: 'The step key, URL-encoded once' }),
 });
+export const citationParams = idParams.extend({
+  number: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .openapi({ param: { name: 'number', in: 'path' } }),
+});
+export const citationQuery = z.object({ version: z.coerce.number().int().min(1).max(100_000).optional() });
+
+export const citationSchema = z
+  .object({
+    number: z.number().int(),
+    url: z.string(),
+    title: z.string(),
+    location: z.string(),
+    version: z.number().int(),
+    claims: z.array(z.object({ claim: z.string(), verdict: z.string(), reason: z.string() })),
+    passages: z.array(z.object({ before: z.string(), quote: z.string(), after: z.string() })),
+  })
+  .openapi('Citation');
+
 export const exportQuery = z.object({ format: z.enum(['md', 'html', 'json', 'legacy-json']).default('md') });
 export const eventsQuery = z.object({ after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() });
 
@@ -314,6 +336,7 @@ export const capabilitiesSchema = z
 
 export type SessionSummaryWire = z.output<typeof sessionSummarySchema>;
 export type SessionDetailWire = z.output<typeof sessionDetailSchema>;
+export type CitationWire = z.output<typeof citationSchema>;
 export type StepWire = z.output<typeof stepSchema>;
 export type SourceWire = z.output<typeof sourceSchema>;
 export type MessageWire = z.output<typeof messageSchema>;

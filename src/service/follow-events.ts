@@ -1,5 +1,7 @@
 import type { StoredEvent } from '../shared/events.ts';
+import { isQuarryError } from '../store/errors.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
+import type { Session } from '../store/store.ts';
 
 /** What following needs of a store: reading a session's events and hearing of new ones. */
 export type EventLog = Pick<OwnerStore, 'readEvents' | 'subscribe'>;
@@ -52,5 +54,60 @@ export async function* followEvents(
   } finally {
     unsubscribe();
     options.signal?.removeEventListener('abort', poke);
+  }
+}
+
+/** A change to one of a user's sessions, as their live session list hears it. */
+export type SessionChange = { type: 'session'; session: Session } | { type: 'session-delete'; id: string };
+
+/** What following a user's sessions needs of a store. */
+export type SessionLog = Pick<OwnerStore, 'getSession' | 'subscribe'>;
+
+/** Changes are gathered this long before they are read: a running session writes many events a second. */
+const SESSION_CHANGE_BATCH_MS = 250;
+
+/**
+ * Every change to the user's sessions, live, until the signal aborts: a session created, renamed,
+ * moving on or changing status, and a session deleted. Each change is read from the store (the
+ * notification only says which session); other users' sessions are never read, and never said to
+ * be deleted.
+ */
+export async function* followSessionChanges(
+  store: SessionLog,
+  options: { signal?: AbortSignal } = {},
+): AsyncGenerator<SessionChange> {
+  const dirty = new Map<string, boolean>();
+  let wake: (() => void) | null = null;
+  const unsubscribe = store.subscribe('*', (sessionId, offset) => {
+    // Offset 0 says the session was deleted; a later event means it lives again (an import).
+    dirty.set(sessionId, offset === 0);
+    wake?.();
+  });
+  const stop = () => wake?.();
+  options.signal?.addEventListener('abort', stop);
+  try {
+    while (!options.signal?.aborted) {
+      if (dirty.size === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = null;
+        continue;
+      }
+      await new Promise((resolve) => setTimeout(resolve, SESSION_CHANGE_BATCH_MS).unref());
+      const batch = [...dirty];
+      dirty.clear();
+      for (const [id, deleted] of batch) {
+        const session = await store.getSession(id).catch((error: unknown) => {
+          if (isQuarryError(error, 'SESSION_NOT_FOUND')) return null;
+          throw error;
+        });
+        if (session) yield { type: 'session', session };
+        else if (deleted) yield { type: 'session-delete', id };
+      }
+    }
+  } finally {
+    unsubscribe();
+    options.signal?.removeEventListener('abort', stop);
   }
 }

@@ -79,3 +79,41 @@ export async function listTokens(store: Store, name?: string): Promise<(ApiToken
 export function revokeToken(store: Store, tokenId: string): Promise<void> {
   return store.deleteApiToken(tokenId);
 }
+
+/** The label of the short-lived tokens the web UI's sign-in makes (listed with the user's tokens). */
+export const WEB_SIGN_IN_LABEL = 'web sign-in';
+/** How long a browser's sign-in lasts at most (the cookie also ends with the browser session). */
+export const WEB_SIGN_IN_MS = 7 * 24 * 3600 * 1000;
+
+const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * A browser signs in with an API token and gets a token of its own: short-lived, labelled, and
+ * revoked at sign-out, so the API token never sits in a cookie. The user's expired sign-ins go.
+ */
+export async function signInBrowser(store: Store, apiToken: string): Promise<{ user: User; token: string }> {
+  const user = await store.findUserByTokenHash(sha256(apiToken));
+  if (!user) throw new QuarryError('UNAUTHORIZED', 'The API token is not valid (or has expired, or was revoked).');
+  const now = Date.now();
+  for (const old of await store.listApiTokens(user.id)) {
+    if (old.label === WEB_SIGN_IN_LABEL && old.expiresAt !== null && old.expiresAt <= now)
+      await store.deleteApiToken(old.id).catch(() => undefined);
+  }
+  const token = `qry_${randomBytes(24).toString('base64url')}`;
+  await store.addApiToken({
+    userId: user.id,
+    tokenHash: sha256(token),
+    label: WEB_SIGN_IN_LABEL,
+    expiresAt: now + WEB_SIGN_IN_MS,
+  });
+  return { user, token };
+}
+
+/** Ends a browser's sign-in: its token stops working at once. API tokens are never touched here. */
+export async function signOutBrowser(store: Store, browserToken: string): Promise<void> {
+  const user = await store.findUserByTokenHash(sha256(browserToken));
+  if (!user) return;
+  const id = sha256(browserToken).slice(0, 12);
+  const record = (await store.listApiTokens(user.id)).find((each) => each.id === id);
+  if (record?.label === WEB_SIGN_IN_LABEL) await store.deleteApiToken(id).catch(() => undefined);
+}

@@ -33,6 +33,8 @@ export interface EventDataMap {
   'session-create': { title: string };
   'session-fork': { from: string; beforeStep: string | null };
   'session-import': { originalId: string };
+  /** The title or the settings changed (a rename, `quarry config`): listings show it at once. */
+  'session-update': { title?: string; settings?: true };
   'run-start': { runId: string; number: number; workerId: string; resumeAt: string | null; completedSteps: number };
   'run-rewind': { from: string; step: string };
   'phase-start': { phase: string };
@@ -104,6 +106,7 @@ const eventTypeSet: Record<EventType, true> = {
   'session-create': true,
   'session-fork': true,
   'session-import': true,
+  'session-update': true,
   'run-start': true,
   'run-rewind': true,
   'phase-start': true,

@@ -102,7 +102,11 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
     },
     listSources: (sessionId) => store.listSources(sessionId, scope),
     readEvents: (sessionId, options = {}) => store.readEvents(sessionId, { ...options, ownerId }),
-    subscribe: (sessionId, listener) => store.subscribe(sessionId, listener),
+    // Deletions name their owner: another user's never reach this user's listeners.
+    subscribe: (sessionId, listener) =>
+      store.subscribe(sessionId, (id, offset, owner) => {
+        if (offset !== 0 || owner === undefined || owner === ownerId) listener(id, offset, owner);
+      }),
     requestStop: (sessionId) => store.requestStop(sessionId, scope),
     deliverInput: (input) => store.deliverInput({ ...input, ownerId }),
     forkSession: (input) => store.forkSession({ ...input, ownerId }),

@@ -547,8 +547,11 @@ export interface StoreInfo {
   crossProcessNotifications: boolean;
 }
 
-/** Listener for new events; `offset` is the newest known offset (a hint; read to be sure). */
-export type EventListener = (sessionId: string, offset: number) => void;
+/**
+ * Listener for new events; `offset` is the newest known offset (a hint; read to be sure). Offset 0
+ * says the session was deleted, and then `ownerId` names whose it was.
+ */
+export type EventListener = (sessionId: string, offset: number, ownerId?: string) => void;
 
 // ---------------------------------------------------------------------------------------------
 

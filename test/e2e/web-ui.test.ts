@@ -1,4 +1,6 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { axeViolations } from '../support/axe.ts';
 import { browserSkipReason, launchBrowser } from '../support/browser.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
@@ -18,6 +21,10 @@ const artifacts = join(root, 'test-artifacts');
 const skip =
   browserSkipReason() ?? (existsSync(join(webRoot, 'index.html')) ? null : 'web/dist is not built (npm run build:web)');
 
+/**
+ * The single-user web UI on a loopback server without users (zero clicks to start), driven in
+ * Debian's Chromium against a fake OpenAI-compatible model that answers from each request's schema.
+ */
 describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let database: TestDatabase;
   let server: RunningServer;
@@ -25,160 +32,226 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   let browser: BrowserContext;
   let page: Page;
   let docs: string;
+  /** Another local server that a hostile page's images point at: it must never be asked. */
+  let bait: Server;
+  const baitRequests: string[] = [];
   const dialogs: string[] = [];
-  const env = () => ({ QUARRY_LLM_BASE_URL: fake.baseUrl, QUARRY_LLM_API_KEY: 'k' });
+  let port: number | undefined;
   const start = async () => {
     server = await startServer({
       store: database.store,
-      config: testConfig({ ...env(), QUARRY_DOCS: docs, QUARRY_PORT: String(port ?? 0) }),
+      config: testConfig({
+        QUARRY_LLM_BASE_URL: fake.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+        QUARRY_DOCS: docs,
+        QUARRY_PORT: String(port ?? 0),
+      }),
       runner: true,
       webRoot,
       heartbeatSeconds: 1,
     });
     port = server.port;
   };
-  let port: number | undefined;
   const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  const startResearch = async (question: string, options: { model?: boolean; review?: boolean } = {}) => {
+    await page.goto(server.url);
+    await page.getByLabel('Question').fill(question);
+    if (options.model) await page.getByLabel('Model').fill('openai-compatible:fake');
+    if (options.review) await page.getByLabel('Let me review the outline before the report is written').check();
+    await page.getByRole('button', { name: 'Start research' }).click();
+    await page.waitForURL(/\/sessions\/[A-Za-z0-9_-]+$/);
+  };
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     database = await sqliteHarness.create();
-    fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 400 }).start();
+    fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 300 }).start();
+    bait = createServer((request, response) => {
+      baitRequests.push(request.url ?? '');
+      response.end('gotcha');
+    });
+    await new Promise<void>((resolve) => bait.listen(0, '127.0.0.1', resolve));
+    const baitUrl = `http://127.0.0.1:${(bait.address() as AddressInfo).port}`;
     docs = mkdtempSync(join(tmpdir(), 'quarry-ui-'));
     cpSync(join(root, 'test', 'fixtures', 'corpus'), docs, { recursive: true });
     writeFileSync(
       join(docs, 'hostile.md'),
-      '# Tidal <script>alert("title")</script> barrages\n\nA hostile page about tidal barrages wrote <img src=x onerror=alert("xss")> and <script>alert("body")</script> inside its tidal power sentence.\n',
+      [
+        '# Tidal <script>alert("title")</script> barrages',
+        '',
+        `A hostile page about tidal barrages wrote <img src=x onerror=alert("xss")> and <script>alert("body")</script> inside its tidal power sentence, with a tracking image <img src="${baitUrl}/html-img"> in tidal barrage text.`,
+        '',
+        `Tidal barrages hold water behind a dam, says the hostile page, ![tidal barrage pixel](${baitUrl}/markdown-img) beside it.`,
+        '',
+      ].join('\n'),
     );
     await start();
     browser = await launchBrowser();
     page = await browser.newPage();
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
-      void dialog.accept(dialog.type() === 'prompt' ? 'plan' : undefined);
+      void dialog.accept();
     });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();
     await fake?.stop();
+    await new Promise((resolve) => bait?.close(resolve));
     await database?.destroy();
     rmSync(docs, { recursive: true, force: true });
   });
 
-  it('starts a research, shows live progress across a reload, and shows the report with linked citations', {
+  it('shows progress in research terms, then the report, whose citations open their passage', {
     timeout: 90_000,
   }, async () => {
-    await page.goto(server.url);
-    await page.getByLabel('Question').fill('How does tidal power generate electricity?');
-    await page.getByLabel('Model').fill('openai-compatible:fake');
-    await page.getByRole('button', { name: 'Start research' }).click();
-    await page.waitForURL(/\/sessions\/[A-Za-z0-9_-]+$/);
-    await page.locator('.step.running').first().waitFor({ timeout: 20_000 });
+    await startResearch('How does tidal power generate electricity?', { model: true });
+    // Progress: the stages, the queries asked and the sources read, never step keys.
+    const searches = page.getByRole('region', { name: 'Searches' });
+    await searches.locator('li').first().waitFor({ timeout: 20_000 });
+    await page.getByRole('region', { name: 'Sources read' }).locator('li').first().waitFor({ timeout: 20_000 });
+    expect(await searches.textContent()).not.toMatch(/iteration-\d|notes-\d/);
     await shot('progress');
-    const stepsBefore = await page.locator('.step').count();
     await page.reload();
-    await page.locator('.step').first().waitFor();
-    expect(await page.locator('.step').count()).toBeGreaterThanOrEqual(stepsBefore);
-    await page.locator('.badge.completed').first().waitFor({ timeout: 60_000 });
-    await page.getByRole('tab', { name: 'report' }).click();
-    await page.locator('.report article a.citation').first().waitFor();
-    expect(await page.locator('.report article a.citation').first().getAttribute('href')).toBe('#source-1');
-    await shot('report');
-    await page.getByRole('tab', { name: 'prompts' }).click();
-    const card = page.locator('details.prompt').first();
-    await card.locator('summary').click();
-    await card.getByText('User input').waitFor();
-    await shot('prompts');
+    await page.getByRole('list', { name: 'Research stages' }).waitFor();
+    await page.locator('header .badge.completed').waitFor({ timeout: 60_000 });
+    // Once finished the report is what shows; its citations are buttons that open the passage.
+    const citation = page.locator('.report article button.citation').first();
+    await citation.waitFor();
+    expect(await page.locator('.report article code button.citation, .report article pre button').count()).toBe(0);
+    await citation.click();
+    const panel = page.getByRole('complementary', { name: /^Source \d+$/ });
+    await panel.locator('.source-title').waitFor();
+    await panel.locator('blockquote.passage mark').first().waitFor();
+    expect((await panel.locator('mark').first().textContent())?.length).toBeGreaterThan(10);
+    await shot('citation-panel');
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
   });
 
-  it('stops and resumes a run, and recovers when the server restarts mid-run', { timeout: 120_000 }, async () => {
-    await page.goto(server.url);
-    await page.getByLabel('Question').fill('Where are tidal stations?');
-    await page.getByLabel('Model').fill('openai-compatible:fake');
-    await page.getByRole('button', { name: 'Start research' }).click();
-    await page.waitForURL(/\/sessions\//);
+  it('says once that the connection is lost, stops the live pulse, and catches up when the server is back', {
+    timeout: 120_000,
+  }, async () => {
+    await startResearch('Where are tidal stations?', { model: true });
     await page.getByRole('button', { name: 'Stop' }).click();
-    await page.locator('.badge.interrupted').first().waitFor({ timeout: 20_000 });
+    await page.locator('header .badge.interrupted').waitFor({ timeout: 20_000 });
     await page.getByRole('button', { name: 'Resume', exact: true }).click();
-    await page.locator('.step.running').first().waitFor({ timeout: 20_000 });
+    await page.getByText(/· live$/).waitFor({ timeout: 20_000 });
     await server.close();
-    await page.getByText('reconnecting…').waitFor({ timeout: 20_000 });
+    const banner = page.getByRole('status').filter({ hasText: 'Connection to the server lost' });
+    await banner.waitFor({ timeout: 20_000 });
+    expect(await page.getByText('Failed to fetch').count()).toBe(0);
+    expect(await page.locator('.layout.offline').count()).toBe(1);
+    await shot('offline');
     await start();
-    await page.getByText(/· live$/).waitFor({ timeout: 30_000 });
+    await page.getByRole('status').filter({ hasText: 'Connected again' }).waitFor({ timeout: 30_000 });
     await page.locator('header .badge.completed').waitFor({ timeout: 60_000 });
     await shot('recovered');
   });
 
-  it('answers an outline review and asks a follow-up', { timeout: 90_000 }, async () => {
-    await page.goto(server.url);
-    await page.getByLabel('Question').fill('How do tidal barrages work?');
-    await page.getByLabel('Let me review the outline before the report is written').check();
-    await page.getByRole('button', { name: 'Start research' }).click();
+  it('answers an outline review and sends a follow-up with Enter, on the report page', {
+    timeout: 90_000,
+  }, async () => {
+    await startResearch('How do tidal barrages work?', { review: true });
     const review = page.getByRole('region', { name: 'Outline review' });
     await review.waitFor({ timeout: 30_000 });
     await shot('outline-review');
     await review.getByRole('button', { name: 'Approve' }).click();
     await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
-    await page.getByRole('tab', { name: 'conversation' }).click();
-    await page.getByLabel('Follow-up question').fill('When did La Rance open?');
-    await page.getByRole('button', { name: 'Ask' }).click();
-    await page.locator('.message.user').nth(1).waitFor({ timeout: 10_000 });
-    await page
-      .locator('.message.assistant')
-      .nth(1)
-      .waitFor({ timeout: 30_000 })
-      .catch(async (error: Error) => {
-        await shot('follow-up-failure');
-        throw error;
-      });
-    expect(await page.locator('.message.assistant').nth(1).textContent()).toContain('1966');
+    const question = page.getByLabel('Follow-up question');
+    await question.waitFor();
+    await expect.poll(() => question.isEnabled(), { timeout: 10_000 }).toBe(true);
+    await question.fill('When did La Rance open?');
+    await question.press('Enter');
+    const answers = page.locator('.conversation .message.assistant');
+    await answers.first().waitFor({ timeout: 30_000 });
+    expect(await page.locator('.conversation .message.user').first().textContent()).toContain(
+      'When did La Rance open?',
+    );
+    expect(await answers.first().textContent()).toContain('1966');
   });
 
-  it('shows hostile source text as text, never running it', { timeout: 60_000 }, async () => {
-    await page.goto(server.url);
-    await page.getByLabel('Question').fill('What did the hostile page say about tidal barrages?');
-    await page.getByRole('button', { name: 'Start research' }).click();
+  it('shows hostile source text as text: no script runs, no image is fetched, the export forbids both', {
+    timeout: 60_000,
+  }, async () => {
+    await startResearch('What did the hostile page say about tidal barrages?');
     await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
-    await page.getByRole('tab', { name: 'report' }).click();
-    await page.locator('.report article').waitFor();
-    await page.getByRole('tab', { name: 'sources' }).click();
+    await page.getByRole('tab', { name: 'Sources' }).click();
     await page.getByText('Tidal <script>alert("title")</script> barrages').first().waitFor();
-    await page.getByRole('tab', { name: 'report' }).click();
-    const report = await page.locator('.report article').innerHTML();
-    expect(report).not.toContain('<script');
-    expect(report).not.toContain('<img');
-    expect(await page.locator('.report article').textContent()).toContain('onerror=alert("xss")');
+    await page.getByRole('tab', { name: 'Report' }).click();
+    const article = page.locator('.report article');
+    await article.waitFor();
+    const html = await article.innerHTML();
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<img');
+    expect(await article.textContent()).toContain('hostile');
     expect(dialogs.filter((message) => /xss|title|body/.test(message))).toEqual([]);
+    await page.waitForTimeout(500);
+    expect(baitRequests).toEqual([]);
+    const id = /\/sessions\/([^/]+)$/.exec(page.url())?.[1];
+    const exported = await fetch(`${server.url}/api/sessions/${id}/export?format=html`);
+    const policy = exported.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    const body = await exported.text();
+    expect(body).not.toMatch(/<script|<img/i);
     await shot('hostile');
   });
 
-  it('renames, forks, exports and deletes from the page and the sidebar', { timeout: 60_000 }, async () => {
-    const first = page.locator('.sidebar li.session').first();
-    await first.locator('summary').click();
-    await first.getByRole('button', { name: 'Rename' }).click();
-    await page.getByLabel('New title').fill('Renamed in the browser');
-    await page.getByLabel('New title').press('Enter');
-    await page.locator('.sidebar').getByText('Renamed in the browser').waitFor();
-    await page.locator('.sidebar').getByText('Renamed in the browser').click();
-    const exported = await page.request.get(
-      await page
-        .getByRole('link', { name: 'Markdown' })
-        .getAttribute('href')
-        .then((href) => `${server.url}${href}`),
-    );
-    expect(await exported.text()).toContain('## Sources');
-    await page.getByRole('button', { name: 'Fork from…' }).click();
-    await page.waitForURL(/\/sessions\//);
+  it('resumes and forks from a step chosen in a dialog, renames, and deletes', { timeout: 90_000 }, async () => {
+    await startResearch('How much electricity does La Rance make?');
     await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
-    const sessionsBefore = await page.locator('.sidebar li.session').count();
+    const id = /\/sessions\/([^/]+)$/.exec(page.url())?.[1];
+    await page.getByRole('button', { name: 'Resume from…' }).click();
+    const resume = page.getByRole('dialog', { name: 'Resume from' });
+    await resume.waitFor();
+    await resume.getByLabel('the start of write').check();
+    await shot('resume-picker');
+    await resume.getByRole('button', { name: /Resume from write/ }).click();
+    await resume.waitFor({ state: 'detached' });
+    // Resuming from a phase rewinds in place: the steps from there on are superseded and run again.
+    await expect
+      .poll(
+        async () =>
+          ((await (await fetch(`${server.url}/api/sessions/${id}/steps`)).json()).steps as { status: string }[]).some(
+            (step) => step.status === 'superseded',
+          ),
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
+    expect(page.url()).toContain(`/sessions/${id}`);
+
+    await page.getByRole('button', { name: 'Fork from…' }).click();
+    const fork = page.getByRole('dialog', { name: 'Fork from' });
+    await fork.getByLabel('the start of outline').check();
+    await fork.getByRole('button', { name: /Fork from outline/ }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(id ?? ''));
+    await page.getByText('its parent session').waitFor();
+    await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
+
+    await page.getByLabel('Title').fill('Renamed in the browser');
+    await page.getByLabel('Title').press('Enter');
+    await page.locator('.sidebar').getByText('Renamed in the browser').waitFor();
+    const before = await page.locator('.sidebar li.session').count();
     await page.locator('.actions').getByRole('button', { name: 'Delete' }).click();
     await page.waitForURL(`${server.url}/`);
-    await page.waitForFunction(
-      (count) => document.querySelectorAll('.sidebar li.session').length === count - 1,
-      sessionsBefore,
-    );
-    await page.setViewportSize({ width: 390, height: 844 });
-    await shot('phone');
+    await expect.poll(() => page.locator('.sidebar li.session').count()).toBe(before - 1);
+  });
+
+  it('passes axe-core (WCAG 2.1 AA) in light and dark themes', { timeout: 60_000 }, async () => {
+    const [session] = (await (await fetch(`${server.url}/api/sessions`)).json()).sessions;
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      await page.goto(`${server.url}/sessions/${session.id}`);
+      await page.locator('.report article').waitFor();
+      expect(await axeViolations(page), `${theme} session page`).toEqual([]);
+      await page.getByRole('tab', { name: 'Progress' }).click();
+      expect(await axeViolations(page), `${theme} progress`).toEqual([]);
+      await page.goto(server.url);
+      await page.getByLabel('Question').waitFor();
+      expect(await axeViolations(page), `${theme} new research`).toEqual([]);
+      await shot(`theme-${theme}`);
+    }
   });
 });

@@ -12,54 +12,11 @@ import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import type { Store } from '../../src/store/store.ts';
 import { FakeOpenAiServer, lastUserOf } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { readSse } from '../support/sse.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const QUESTION = 'How does tidal power generate electricity?';
-
-interface SseEvent {
-  id: number;
-  event: string;
-  data: { offset: number; type: string; data: unknown };
-}
-
-/** Reads SSE frames until `stop` says so (or the stream ends); then disconnects. */
-async function readSse(
-  url: string,
-  headers: Record<string, string>,
-  stop: (events: SseEvent[]) => boolean,
-): Promise<SseEvent[]> {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers, signal: controller.signal });
-  expect(response.status).toBe(200);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: SseEvent[] = [];
-  let buffer = '';
-  try {
-    while (!stop(events)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(
-          frame
-            .split('\n')
-            .filter((line) => line && !line.startsWith(':'))
-            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
-        );
-        if (fields.data)
-          events.push({ id: Number(fields.id), event: fields.event ?? 'message', data: JSON.parse(fields.data) });
-        if (stop(events)) break;
-      }
-    }
-  } finally {
-    controller.abort();
-  }
-  return events;
-}
 
 describe('HTTP API', () => {
   let database: TestDatabase;

@@ -1,7 +1,13 @@
-/** The HTTP API as the UI uses it; errors carry the API's code and message. */
+/**
+ * The HTTP API as the UI uses it, typed by the server's own wire schemas. Errors carry the API's
+ * code and message. Two things are announced to the whole app as window events, so every screen
+ * reacts the same way: a 401 (`quarry:unauthorized`: back to the sign-in page) and whether the
+ * server can be reached (`quarry:connection` with `{ online }`).
+ */
 
 import type {
   CapabilitiesWire,
+  CitationWire,
   MessageWire,
   SessionDetailWire,
   SessionSummaryWire,
@@ -14,8 +20,13 @@ export type SessionDetail = SessionDetailWire;
 export type Source = SourceWire;
 export type Message = MessageWire;
 export type Step = StepWire;
-export type StepDetail = StepWire;
 export type Capabilities = CapabilitiesWire;
+export type Citation = CitationWire;
+
+export interface Who {
+  user: { id: string; name: string } | null;
+  auth: 'local' | 'tokens';
+}
 
 export class ApiError extends Error {
   constructor(
@@ -27,13 +38,28 @@ export class ApiError extends Error {
   }
 }
 
+/** Tells the app whether the server answered (any answer, even an error, means it is reachable). */
+export function announceConnection(online: boolean): void {
+  window.dispatchEvent(new CustomEvent('quarry:connection', { detail: { online } }));
+}
+
 async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await fetch(path, {
-    ...init,
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
-  });
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      ...init,
+      credentials: 'same-origin',
+      headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    });
+  } catch {
+    announceConnection(false);
+    throw new ApiError(0, 'OFFLINE', 'The server cannot be reached; retrying…');
+  }
+  announceConnection(true);
   if (response.status === 204) return undefined as T;
   const body = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+  if (response.status === 401 && !path.startsWith('/api/auth/session'))
+    window.dispatchEvent(new CustomEvent('quarry:unauthorized'));
   if (!response.ok)
     throw new ApiError(
       response.status,
@@ -47,12 +73,15 @@ const json = (value: unknown) => JSON.stringify(value);
 const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
 
 export const api = {
+  me: () => request<Who>('/api/auth/me'),
+  signIn: (token: string) => request<Who>('/api/auth/session', { method: 'POST', body: json({ token }) }),
+  signOut: () => request<void>('/api/auth/session', { method: 'DELETE' }),
   capabilities: () => request<Capabilities>('/api/capabilities'),
   listSessions: (options: { q?: string; cursor?: string | null; limit?: number } = {}) => {
     const params = new URLSearchParams();
     if (options.q) params.set('q', options.q);
     if (options.cursor) params.set('cursor', options.cursor);
-    params.set('limit', String(options.limit ?? 30));
+    params.set('limit', String(options.limit ?? 50));
     return request<{ sessions: SessionSummary[]; nextCursor: string | null }>(`/api/sessions?${params}`);
   },
   createSession: (body: { question: string; settings?: Record<string, unknown>; docs?: string[]; search?: string[] }) =>
@@ -70,7 +99,10 @@ export const api = {
     request<{ kind: string }>(`${sessionPath(id)}/messages`, { method: 'POST', body: json({ role: 'user', content }) }),
   steps: (id: string) => request<{ steps: Step[] }>(`${sessionPath(id)}/steps`),
   step: (id: string, runId: string, key: string) =>
-    request<StepDetail>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
+    request<Step>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
+  citation: (id: string, number: number, version?: number) =>
+    request<Citation>(`${sessionPath(id)}/citations/${number}${version ? `?version=${version}` : ''}`),
   exportUrl: (id: string, format: 'md' | 'html' | 'json') => `${sessionPath(id)}/export?format=${format}`,
   eventsUrl: (id: string) => `${sessionPath(id)}/events`,
+  feedUrl: () => '/api/sessions/feed',
 };

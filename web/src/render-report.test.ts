@@ -3,27 +3,43 @@ import { dateGroup, groupByDate } from './group-by-date.ts';
 import { renderReport } from './render-report.ts';
 
 describe('renderReport', () => {
-  const sources = [{ citation: 1, title: 'Tides "and" <waves>', url: 'https://example.org/tides' }];
+  const citations = new Set([1, 2]);
 
-  it('links [n] citations to the sources list with the title as a preview', () => {
-    const html = renderReport('Tides rise twice a day [1]. Unknown [7].', sources);
+  it('turns [n] of a known source into a button that opens its passage, and leaves others as text', () => {
+    const html = renderReport('Tides rise twice a day [1, 2]. Unknown [7].', { citations });
     expect(html).toContain(
-      '<a class="citation" href="#source-1" title="Tides &quot;and&quot; &lt;waves&gt; — https://example.org/tides">[1]</a>',
+      '<button type="button" class="citation" data-citation="1" aria-label="Source 1">[1]</button>',
     );
+    expect(html).toContain('data-citation="2"');
     expect(html).toContain('Unknown [7].');
   });
 
-  it('shows HTML from sources as text, never as markup', () => {
-    const html = renderReport('<script>alert(1)</script> <img src=x onerror="alert(2)"> [x](javascript:alert(3))', []);
+  it('never makes a citation inside code', () => {
+    const html = renderReport('Use `items[1]` here [1].\n\n```\nvalues[2] = 3\n```\n', { citations });
+    expect(html).toContain('<code>items[1]</code>');
+    expect(html).toContain('values[2] = 3');
+    expect(html.match(/class="citation"/g)).toHaveLength(1);
+  });
+
+  it('shows HTML from sources as text, never as markup, and loads no image', () => {
+    const html = renderReport(
+      '<script>alert(1)</script> <img src=x onerror="alert(2)"> [x](javascript:alert(3)) ![tracker](http://127.0.0.1:9/pixel.png)',
+      { citations },
+    );
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img');
     expect(html).not.toContain('href="javascript:');
     expect(html).toContain('&lt;script&gt;');
   });
 
-  it('marks flagged claims', () => {
-    expect(renderReport('A claim [1]. **[unverified]**', sources)).toContain('<mark class="unverified"');
-    expect(renderReport('A claim. **[uncited]**', sources)).toContain('<mark class="unverified uncited"');
+  it('marks flagged claims in place with the reason', () => {
+    const flagged = [
+      { verdict: 'unsupported', reason: '20% of its content words appear in the cited sources’ passages' },
+      { verdict: 'uncited', reason: 'no source is cited for it' },
+    ];
+    const html = renderReport('A claim [1]. **[unverified]** Another claim. **[uncited]**', { citations, flagged });
+    expect(html).toContain('class="flag unverified" data-reason="20% of its content words');
+    expect(html).toContain('class="flag uncited" data-reason="no source is cited for it"');
   });
 });
 

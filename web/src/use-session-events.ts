@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'react';
 import { eventTypes, type WireEvent } from '../../src/shared/events.ts';
-import { api } from './api-client.ts';
+import { announceConnection, api } from './api-client.ts';
 
 export type LiveEvent = WireEvent;
 
 /**
  * A session's events: the full history, then live. EventSource reconnects by itself after a drop
- * and sends Last-Event-ID, so the server replays exactly what was missed.
+ * and sends Last-Event-ID, so the server replays exactly what was missed; every event type the
+ * server knows is listened to, from the one list both share.
  */
 export function useSessionEvents(sessionId: string): { events: LiveEvent[]; connected: boolean } {
   const [events, setEvents] = useState<LiveEvent[]>([]);
@@ -22,8 +23,15 @@ export function useSessionEvents(sessionId: string): { events: LiveEvent[]; conn
       setEvents((current) => [...current, event]);
     };
     for (const type of eventTypes) source.addEventListener(type, onEvent as EventListener);
-    source.onopen = () => setConnected(true);
-    source.onerror = () => setConnected(false);
+    source.onopen = () => {
+      setConnected(true);
+      announceConnection(true);
+    };
+    source.onerror = () => {
+      setConnected(false);
+      // Closed for good (a 401 or 404 answer): not a connection problem, and not retried.
+      if (source.readyState !== EventSource.CLOSED) announceConnection(false);
+    };
     return () => source.close();
   }, [sessionId]);
   return { events, connected };

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { deleteCookie, setCookie } from 'hono/cookie';
-import { QuarryError } from '../../store/errors.ts';
-import { hashToken, TOKEN_COOKIE } from '../auth.ts';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { signInBrowser, signOutBrowser } from '../../service/users.ts';
+import { TOKEN_COOKIE } from '../auth.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
 import { errorResponses } from '../wire.ts';
@@ -16,7 +16,8 @@ const signIn = createRoute({
   method: 'post',
   path: '/session',
   tags,
-  summary: 'Sign in with an API token: sets an HttpOnly cookie for this browser session (the web UI)',
+  summary:
+    'Sign in with an API token (the web UI): the browser gets a token of its own, valid 7 days at most, in an HttpOnly cookie for its session',
   request: {
     body: {
       required: true,
@@ -33,7 +34,7 @@ const signOut = createRoute({
   method: 'delete',
   path: '/session',
   tags,
-  summary: 'Sign out: clears the cookie',
+  summary: 'Sign out: revokes the browser’s token and clears the cookie',
   responses: { 204: { description: 'Signed out' } },
 });
 
@@ -53,9 +54,7 @@ export function publicAccountRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
     .openapi(signIn, async (c) => {
       if (dependencies.auth === 'local') return c.json({ user: null, auth: 'local' as const }, 200);
-      const { token } = c.req.valid('json');
-      const user = await dependencies.store.findUserByTokenHash(hashToken(token));
-      if (!user) throw new QuarryError('UNAUTHORIZED', 'The API token is not valid (or has expired, or was revoked).');
+      const { user, token } = await signInBrowser(dependencies.store, c.req.valid('json').token);
       // A session cookie: gone when the browser closes; never readable by scripts; never sent cross-site.
       setCookie(c, TOKEN_COOKIE, token, {
         httpOnly: true,
@@ -65,7 +64,9 @@ export function publicAccountRoutes(dependencies: ServerDependencies) {
       });
       return c.json({ user: { id: user.id, name: user.name }, auth: 'tokens' as const }, 200);
     })
-    .openapi(signOut, (c) => {
+    .openapi(signOut, async (c) => {
+      const token = getCookie(c, TOKEN_COOKIE);
+      if (token && dependencies.auth === 'tokens') await signOutBrowser(dependencies.store, token);
       deleteCookie(c, TOKEN_COOKIE, { path: '/' });
       return c.body(null, 204);
     });

@@ -1,6 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { streamSSE } from 'hono/streaming';
-import { followEvents } from '../../service/follow-events.ts';
+import { citationPassage } from '../../service/citation-passage.ts';
 import { listSessions } from '../../service/list-sessions.ts';
 import { forkSession, queueResume, stopSession } from '../../service/session-control.ts';
 import { exportSession, importSessionFile } from '../../service/session-export.ts';
@@ -14,15 +13,15 @@ import {
 } from '../../service/session-queries.ts';
 import { updateSession } from '../../service/session-settings.ts';
 import { askSession, startResearch } from '../../service/start-research.ts';
-import { toWireEvent } from '../../shared/events.ts';
-import { isQuarryError, toErrorInfo } from '../../store/errors.ts';
-import type { AppEnv, ServerDependencies } from '../server-env.ts';
+import type { AppEnv } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
 import {
+  citationParams,
+  citationQuery,
+  citationSchema,
   createSessionBody,
   deleteQuery,
   errorResponses,
-  eventsQuery,
   exportQuery,
   forkBody,
   idParams,
@@ -219,22 +218,18 @@ const routes = {
       409: conflict,
     },
   }),
-  events: createRoute({
+  citation: createRoute({
     method: 'get',
-    path: '/{id}/events',
+    path: '/{id}/citations/{number}',
     tags,
-    summary:
-      'Server-Sent Events: `event` is the type, `id` the offset; Last-Event-ID or ?after= replays what was missed; an `error` event precedes a close on failure',
-    request: { params: idParams, query: eventsQuery },
-    responses: {
-      200: { description: 'A text/event-stream of the session’s events' },
-      404: notFound,
-    },
+    summary: 'What citation [n] of a report points to: the source, the claims citing it, its passages in place',
+    request: { params: citationParams, query: citationQuery },
+    responses: { 200: json(citationSchema, 'The cited source and passages'), 404: notFound },
   }),
 };
 
 /** `/api/sessions…`: every route calls a service function, the same ones the CLI calls. */
-export function sessionRoutes(dependencies: ServerDependencies) {
+export function sessionRoutes() {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
     .openapi(routes.list, async (c) => {
       const query = c.req.valid('query');
@@ -338,39 +333,14 @@ export function sessionRoutes(dependencies: ServerDependencies) {
         ...(file.contentSecurityPolicy ? { 'content-security-policy': file.contentSecurityPolicy } : {}),
       });
     })
-    .openapi(routes.events, async (c) => {
-      const context = c.get('context');
-      const sessionId = c.req.valid('param').id;
-      const lastEventId = Number(c.req.header('last-event-id'));
-      const start =
-        Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : (c.req.valid('query').after ?? 0);
-      await context.store.getSession(sessionId);
-      return streamSSE(c, async (stream) => {
-        const controller = new AbortController();
-        stream.onAbort(() => controller.abort());
-        const heartbeat = setInterval(
-          () => void stream.write(': heartbeat\n\n').catch(() => controller.abort()),
-          (dependencies.heartbeatSeconds ?? 15) * 1000,
-        );
-        try {
-          for await (const event of followEvents(context.store, sessionId, {
-            after: start,
-            signal: controller.signal,
-          })) {
-            await stream.writeSSE({
-              id: String(event.offset),
-              event: event.type,
-              data: JSON.stringify(toWireEvent(event)),
-            });
-          }
-        } catch (error) {
-          // The stream says why it ends; the client reconnects with Last-Event-ID and loses nothing.
-          if (!isQuarryError(error)) console.error(`quarry serve: the event stream of ${sessionId} failed`, error);
-          await stream.writeSSE({ event: 'error', data: JSON.stringify(toErrorInfo(error)) }).catch(() => undefined);
-        } finally {
-          clearInterval(heartbeat);
-        }
+    .openapi(routes.citation, async (c) => {
+      const { id, number } = c.req.valid('param');
+      const view = await citationPassage(c.get('context'), {
+        sessionId: id,
+        number,
+        version: c.req.valid('query').version,
       });
+      return c.json(view, 200);
     });
 }
 

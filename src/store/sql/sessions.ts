@@ -1,3 +1,4 @@
+import { event } from '../../shared/events.ts';
 import { QuarryError } from '../errors.ts';
 import type {
   CreateSessionInput,
@@ -19,7 +20,7 @@ import {
   toSession,
 } from './codec.ts';
 import { notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
-import { appendEventsInTx } from './events.ts';
+import { appendEventsInTx, EVENTS_CHANNEL } from './events.ts';
 import { appendMessageInTx, startRunInTx } from './runs.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
@@ -190,10 +191,22 @@ export async function updateSession(
     }
     await tx.query(`UPDATE sessions SET ${sets.join(', ')} WHERE id = ?`, [...params, sessionId]);
     if (patch.status === 'queued') notifyRunnable(tx);
+    if (patch.title !== undefined || patch.settings !== undefined) {
+      await appendEventsInTx(ctx, tx, sessionId, [
+        event('session-update', {
+          ...(patch.title !== undefined ? { title: patch.title } : {}),
+          ...(patch.settings !== undefined ? { settings: true as const } : {}),
+        }),
+      ]);
+    }
     return readSession(ctx, tx, sessionId);
   });
 }
 
+/**
+ * Deletes a session and everything it holds. Listeners of every session (the web UI's live list)
+ * hear offset 0 with the owner, so each user's feed hears only of its own sessions going.
+ */
 export async function deleteSessionInTx(tx: SqlExecutor, sessionId: string): Promise<void> {
   const hashes = await tx.query<{ hash: string }>('SELECT hash FROM blob_refs WHERE session_id = ?', [sessionId]);
   // Children first: SQLite and PostgreSQL both cascade, but explicit deletes keep the order obvious
@@ -201,7 +214,10 @@ export async function deleteSessionInTx(tx: SqlExecutor, sessionId: string): Pro
   for (const table of ['events', 'inbox', 'sources', 'messages', 'steps', 'runs', 'blob_refs']) {
     await tx.query(`DELETE FROM ${table} WHERE session_id = ?`, [sessionId]);
   }
-  await tx.query('DELETE FROM sessions WHERE id = ?', [sessionId]);
+  const [deleted] = await tx.query<{ owner_id: string }>('DELETE FROM sessions WHERE id = ? RETURNING owner_id', [
+    sessionId,
+  ]);
+  if (deleted) tx.notify(EVENTS_CHANNEL, `${sessionId}:0:${deleted.owner_id}`);
   for (const { hash } of hashes) {
     await tx.query(
       'DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM blob_refs WHERE blob_refs.hash = blobs.hash)',

@@ -104,9 +104,11 @@ export class SqlStore implements Store {
   private listenForEvents(): void {
     if (this.listeningForEvents) return;
     this.listeningForEvents = true;
+    // `id:offset`, or `id:0:owner` for a deletion (session ids never hold a colon).
     this.driver.listen(EVENTS_CHANNEL, (payload) => {
-      const separator = payload.lastIndexOf(':');
-      if (separator > 0) this.emitEvents(payload.slice(0, separator), Number(payload.slice(separator + 1)));
+      const [sessionId, offset, ...owner] = payload.split(':');
+      if (sessionId && offset !== undefined)
+        this.emitEvents(sessionId, Number(offset), owner.length > 0 ? owner.join(':') : undefined);
       else void this.pollSubscribedOffsets();
     });
   }
@@ -228,13 +230,13 @@ export class SqlStore implements Store {
   forkSession = (input: ForkSessionInput) => forkSession(this.ctx, input);
   deleteFinishedSessions = (options: DeleteFinishedOptions) => deleteFinishedSessions(this.ctx, options);
 
-  private emitEvents(sessionId: string, offset: number): void {
+  private emitEvents(sessionId: string, offset: number, ownerId?: string): void {
     const known = this.knownOffsets.get(sessionId) ?? 0;
     if (offset > known) this.knownOffsets.set(sessionId, offset);
     for (const key of [sessionId, '*']) {
       for (const listener of this.eventWatchers.get(key) ?? []) {
         try {
-          listener(sessionId, offset);
+          listener(sessionId, offset, ownerId);
         } catch {
           // A subscriber's bug must not break the writer that notified it.
         }

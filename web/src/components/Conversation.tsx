@@ -1,52 +1,103 @@
-import { type FormEvent, useState } from 'react';
+import { type KeyboardEvent, type MouseEvent, useState } from 'react';
 import { api, type Message } from '../api-client.ts';
+import { renderMessage } from '../render-report.ts';
 
-/** The conversation, with a box for follow-up questions. */
+/**
+ * The conversation under the report: the whole history (answers as Markdown, citing the report's
+ * sources), and a box for the next question: Enter sends, Shift+Enter starts a new line.
+ */
 export function Conversation({
   sessionId,
   messages,
+  citations,
   canAsk,
+  online,
   onSent,
+  onCite,
 }: {
   sessionId: string;
+  /** The conversation after the question, without the reports (shown above it). */
   messages: Message[];
+  citations: ReadonlySet<number>;
   canAsk: boolean;
+  online: boolean;
   onSent: () => void;
+  onCite: (number: number) => void;
 }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
-  async function send(event: FormEvent) {
-    event.preventDefault();
+  const [sending, setSending] = useState(false);
+  const history = messages;
+
+  async function send() {
+    if (!text.trim() || sending) return;
+    setSending(true);
     setError(null);
     try {
-      await api.send(sessionId, text);
+      await api.send(sessionId, text.trim());
       setText('');
       onSent();
     } catch (caught) {
       setError((caught as Error).message);
+    } finally {
+      setSending(false);
     }
   }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void send();
+    }
+  }
+
+  function onClick(event: MouseEvent<HTMLElement>) {
+    const number = Number((event.target as HTMLElement).closest('button')?.dataset.citation);
+    if (number) onCite(number);
+  }
+
   return (
-    <div className="conversation">
+    <section className="conversation" aria-label="Conversation">
+      <h2>Conversation</h2>
+      {history.length === 0 && <p className="muted">Ask a follow-up question about the report.</p>}
       <ol>
-        {messages.map((message) => (
+        {history.map((message) => (
           <li key={message.id} className={`message ${message.role}`}>
-            <span className="muted small">{message.role}</span>
-            <div className="content">
-              {message.content.length > 600 ? `${message.content.slice(0, 600)}…` : message.content}
-            </div>
+            <span className="muted small">{message.role === 'user' ? 'You' : 'Quarry'}</span>
+            {message.role === 'assistant' ? (
+              // biome-ignore lint/a11y/noStaticElementInteractions: citation buttons inside handle keys themselves
+              // biome-ignore lint/a11y/useKeyWithClickEvents: citation buttons inside handle keys themselves
+              <div
+                className="content"
+                onClick={onClick}
+                // biome-ignore lint/security/noDangerouslySetInnerHtml: renderMessage escapes any HTML in the Markdown
+                dangerouslySetInnerHTML={{ __html: renderMessage(message.content, citations) }}
+              />
+            ) : (
+              <div className="content">{message.content}</div>
+            )}
           </li>
         ))}
       </ol>
-      <form onSubmit={(event) => void send(event)}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send();
+        }}
+      >
         <label>
           Follow-up question
           <textarea
             rows={2}
             value={text}
             onChange={(event) => setText(event.target.value)}
-            disabled={!canAsk}
-            placeholder={canAsk ? 'Ask about the report…' : 'Available once the run has finished'}
+            onKeyDown={onKeyDown}
+            disabled={!canAsk || !online}
+            placeholder={
+              canAsk
+                ? 'Ask about the report (Enter sends, Shift+Enter for a new line)'
+                : 'Available once the run has finished'
+            }
           />
         </label>
         {error && (
@@ -54,10 +105,10 @@ export function Conversation({
             {error}
           </p>
         )}
-        <button type="submit" disabled={!canAsk || !text.trim()}>
-          Ask
+        <button type="submit" disabled={!canAsk || !online || sending || !text.trim()}>
+          {sending ? 'Sending…' : 'Ask'}
         </button>
       </form>
-    </div>
+    </section>
   );
 }

@@ -2,10 +2,11 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { api, type Capabilities } from '../api-client.ts';
 
 /** The new-research form: offers only the sources and analyst this server has. */
-export function NewResearch({ navigate, onCreated }: { navigate: (path: string) => void; onCreated: () => void }) {
+export function NewResearch({ navigate, online }: { navigate: (path: string) => void; online: boolean }) {
   const [capabilities, setCapabilities] = useState<Capabilities | null>(null);
   const [question, setQuestion] = useState('');
-  const [docs, setDocs] = useState('');
+  /** The server's folders to search (by name); all of them unless the person unticks some. */
+  const [folders, setFolders] = useState<string[] | null>(null);
   const [search, setSearch] = useState<string[]>([]);
   const [iterations, setIterations] = useState(3);
   const [breadth, setBreadth] = useState(3);
@@ -23,10 +24,6 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
     setBusy(true);
     setError(null);
     try {
-      const folders = docs
-        .split('\n')
-        .map((folder) => folder.trim())
-        .filter(Boolean);
       const session = await api.createSession({
         question,
         settings: {
@@ -35,9 +32,8 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
           reviewOutline,
           ...(model.trim() ? { model: model.trim() } : {}),
         },
-        ...(folders.length || search.length ? { docs: folders, search } : {}),
+        ...(folders !== null || search.length ? { docs: folders ?? allFolders, search } : {}),
       });
-      onCreated();
       navigate(`/sessions/${session.id}`);
     } catch (caught) {
       setError((caught as Error).message);
@@ -46,6 +42,8 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
     }
   }
 
+  const allFolders = capabilities?.documentFolders.map((folder) => folder.name) ?? [];
+  const chosen = folders ?? allFolders;
   return (
     <form className="new-research" onSubmit={(event) => void submit(event)}>
       <h1>New research</h1>
@@ -56,17 +54,32 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
           rows={3}
           value={question}
           onChange={(event) => setQuestion(event.target.value)}
+          onKeyDown={(event) => {
+            // Ctrl+Enter (or Cmd+Enter) starts the research; Enter alone is a new line.
+            if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) event.currentTarget.form?.requestSubmit();
+          }}
           placeholder="What do you want to know?"
         />
       </label>
-      <label>
-        Documents folders on the server (one per line
-        {capabilities?.documentFolders.length
-          ? `; this server's folders: ${capabilities.documentFolders.map((folder) => folder.name).join(', ')}`
-          : ''}
-        )
-        <textarea rows={2} value={docs} onChange={(event) => setDocs(event.target.value)} />
-      </label>
+      {allFolders.length > 0 && (
+        <fieldset>
+          <legend>Documents on this server</legend>
+          {capabilities!.documentFolders.map((folder) => (
+            <label key={folder.name} className="inline">
+              <input
+                type="checkbox"
+                checked={chosen.includes(folder.name)}
+                onChange={(event) =>
+                  setFolders(
+                    event.target.checked ? [...chosen, folder.name] : chosen.filter((name) => name !== folder.name),
+                  )
+                }
+              />
+              {folder.name}
+            </label>
+          ))}
+        </fieldset>
+      )}
       {capabilities && capabilities.searchProviders.length > 0 && (
         <fieldset>
           <legend>Web search</legend>
@@ -123,7 +136,7 @@ export function NewResearch({ navigate, onCreated }: { navigate: (path: string) 
           {error}
         </p>
       )}
-      <button className="primary" type="submit" disabled={busy || !question.trim()}>
+      <button className="primary" type="submit" disabled={busy || !online || !question.trim()}>
         {busy ? 'Starting…' : 'Start research'}
       </button>
     </form>

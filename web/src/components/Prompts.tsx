@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
-import { api, type Step, type StepDetail } from '../api-client.ts';
+import { api, type Step } from '../api-client.ts';
 
 /** One card per LLM step; a card loads its prompt only when opened. */
 function PromptCard({ sessionId, step }: { sessionId: string; step: Step }) {
-  const [detail, setDetail] = useState<StepDetail | null>(null);
+  const [detail, setDetail] = useState<Step | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
     <details

@@ -1,23 +1,34 @@
-import { useState } from 'react';
+import { type MouseEvent, useState } from 'react';
 import type { SessionDetail } from '../api-client.ts';
 import { renderReport } from '../render-report.ts';
 
-/** The report, rendered safely, with its versions selectable. */
-export function Report({ detail, streaming }: { detail: SessionDetail; streaming: string }) {
+/**
+ * The report, rendered safely, its versions selectable. A citation opens its passage (`onCite`);
+ * a flagged claim's marker shows why it was flagged.
+ */
+export function Report({
+  detail,
+  onCite,
+}: {
+  detail: SessionDetail;
+  onCite: (citation: { number: number; version: number }) => void;
+}) {
   const versions = detail.report.versions;
   const [chosen, setChosen] = useState<number | null>(null);
+  const [reason, setReason] = useState<string | null>(null);
   const version = versions.find((each) => each.version === chosen) ?? versions.at(-1);
-  if (!version) {
-    return streaming ? (
-      <div className="report streaming" aria-live="polite">
-        <p className="muted">Writing…</p>
-        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes all HTML in the Markdown */}
-        <div dangerouslySetInnerHTML={{ __html: renderReport(streaming, []) }} />
-      </div>
-    ) : (
-      <p className="muted">No report yet.</p>
-    );
+  if (!version) return <p className="muted">No report yet.</p>;
+  const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
+  const flagged = version.claims.filter((claim) => claim.verdict !== 'supported');
+
+  function onClick(event: MouseEvent<HTMLElement>) {
+    const target = (event.target as HTMLElement).closest('button');
+    if (!target) return;
+    const number = Number(target.dataset.citation);
+    if (number) onCite({ number, version: version!.version });
+    else if (target.dataset.reason) setReason(target.dataset.reason);
   }
+
   return (
     <div className="report">
       {versions.length > 1 && (
@@ -32,8 +43,20 @@ export function Report({ detail, streaming }: { detail: SessionDetail; streaming
           </select>
         </label>
       )}
-      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes any HTML in the Markdown; sources never run script */}
-      <article dangerouslySetInnerHTML={{ __html: renderReport(version.report, detail.sources) }} />
+      {reason && (
+        <p className="flag-reason" role="status">
+          Flagged: {reason}{' '}
+          <button type="button" className="link" onClick={() => setReason(null)}>
+            Dismiss
+          </button>
+        </p>
+      )}
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: the buttons inside handle keys themselves (Enter and Space click a button) */}
+      <article
+        onClick={onClick}
+        // biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes any HTML in the Markdown; sources never run script
+        dangerouslySetInnerHTML={{ __html: renderReport(version.report, { citations, flagged }) }}
+      />
     </div>
   );
 }

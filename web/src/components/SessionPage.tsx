@@ -1,13 +1,17 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { api, type SessionDetail } from '../api-client.ts';
 import { useSessionEvents } from '../use-session-events.ts';
+import { CitationPanel } from './CitationPanel.tsx';
 import { Conversation } from './Conversation.tsx';
 import { OutlineReview } from './OutlineReview.tsx';
 import { Prompts } from './Prompts.tsx';
 import { Report } from './Report.tsx';
+import { ResearchProgress } from './ResearchProgress.tsx';
 import { Sources } from './Sources.tsx';
+import { StepPicker } from './StepPicker.tsx';
 import { Timeline } from './Timeline.tsx';
 
+/** Events after which the session's details are read again. */
 const refreshOn = new Set([
   'run-start',
   'run-end',
@@ -16,22 +20,35 @@ const refreshOn = new Set([
   'input-receive',
   'source-found',
   'session-create',
+  'session-update',
 ]);
+
+const tabs = ['report', 'progress', 'sources', 'journal'] as const;
+type Tab = (typeof tabs)[number];
+const tabNames: Record<Tab, string> = {
+  report: 'Report',
+  progress: 'Progress',
+  sources: 'Sources',
+  journal: 'Journal',
+};
 
 export function SessionPage({
   sessionId,
   navigate,
-  onChange,
+  online,
 }: {
   sessionId: string;
   navigate: (path: string) => void;
-  onChange: () => void;
+  online: boolean;
 }) {
   const [detail, setDetail] = useState<SessionDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [tab, setTab] = useState<'progress' | 'report' | 'sources' | 'prompts' | 'conversation'>('progress');
+  const [tab, setTab] = useState<Tab | null>(null);
+  const [picker, setPicker] = useState<'resume' | 'fork' | null>(null);
+  const [citation, setCitation] = useState<{ number: number; version: number } | null>(null);
   const { events, connected } = useSessionEvents(sessionId);
   const seen = useRef(0);
+  const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
 
   const load = useCallback(() => {
     api.getSession(sessionId).then(
@@ -48,20 +65,38 @@ export function SessionPage({
     const fresh = events.slice(seen.current);
     seen.current = events.length;
     if (fresh.some((event) => refreshOn.has(event.type))) load();
-    // A finished run shows its report, unless the person is reading another tab.
-    if (fresh.some((event) => event.type === 'run-end' && event.data.status === 'completed'))
-      setTab((current) => (current === 'progress' ? 'report' : current));
   }, [events, load]);
+  // After a reconnect the live stream catches up by itself; the details are read again too.
+  useEffect(() => {
+    if (connected) load();
+  }, [connected, load]);
 
   async function act(action: () => Promise<unknown>) {
     setError(null);
     try {
       await action();
       load();
-      onChange();
     } catch (caught) {
       setError((caught as Error).message);
     }
+  }
+
+  function onTabKey(event: KeyboardEvent<HTMLButtonElement>) {
+    const index = tabs.indexOf(shown);
+    const next =
+      event.key === 'ArrowRight'
+        ? tabs[(index + 1) % tabs.length]
+        : event.key === 'ArrowLeft'
+          ? tabs[(index + tabs.length - 1) % tabs.length]
+          : event.key === 'Home'
+            ? tabs[0]
+            : event.key === 'End'
+              ? tabs[tabs.length - 1]
+              : undefined;
+    if (!next) return;
+    event.preventDefault();
+    setTab(next);
+    tabRefs.current[next]?.focus();
   }
 
   if (!detail)
@@ -73,122 +108,196 @@ export function SessionPage({
       <p className="muted">Loading…</p>
     );
   const running = detail.status === 'running' || detail.status === 'queued';
-  const lastRunStart = Math.max(
-    0,
-    events.findLastIndex((event) => event.type === 'run-start'),
-  );
-  const streaming = events
-    .slice(lastRunStart)
-    .filter((event) => event.type === 'report-delta')
-    .map((event) => (event.type === 'report-delta' ? event.data.text : ''))
-    .join('');
+  // Until the person picks a tab: the report once there is one, the progress before.
+  const shown: Tab = tab ?? (detail.report.versions.length > 0 && !running ? 'report' : 'progress');
+  const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
+  const reports = new Set(detail.report.versions.map((version) => version.report));
+  const conversation = detail.messages.slice(1).filter((message) => !reports.has(message.content));
+  const latest = detail.report.versions.at(-1)?.version ?? 1;
 
   return (
-    <div className="session-page">
-      <header>
-        <input
-          className="title"
-          aria-label="Title"
-          key={detail.title}
-          defaultValue={detail.title}
-          onBlur={(event) =>
-            event.target.value.trim() &&
-            event.target.value !== detail.title &&
-            void act(() => api.rename(sessionId, event.target.value))
-          }
-          onKeyDown={(event) => event.key === 'Enter' && event.currentTarget.blur()}
-        />
-        <p>
-          <span className={`badge ${detail.status}`}>{detail.status}</span>{' '}
-          <span className="muted small">
-            {detail.resumePoint.completedSteps}/{detail.resumePoint.knownSteps} steps ·{' '}
-            {detail.resumePoint.lastCompletedPhase ?? 'starting'}
-            {detail.resumePoint.nextStep ? ` · next: ${detail.resumePoint.nextStep}` : ''} ·{' '}
-            {connected ? 'live' : 'reconnecting…'}
-          </span>
-        </p>
-        {detail.error && <p className="error">{detail.error.message}</p>}
-        <div className="actions">
-          {running && (
-            <button type="button" onClick={() => void act(() => api.stop(sessionId))}>
-              Stop
-            </button>
+    <div className={citation ? 'session-page with-panel' : 'session-page'}>
+      <div className="session-main">
+        <header>
+          <input
+            className="title"
+            aria-label="Title"
+            key={detail.title}
+            defaultValue={detail.title}
+            disabled={!online}
+            onBlur={(event) =>
+              event.target.value.trim() &&
+              event.target.value !== detail.title &&
+              void act(() => api.rename(sessionId, event.target.value.trim()))
+            }
+            onKeyDown={(event) => event.key === 'Enter' && event.currentTarget.blur()}
+          />
+          <p className="question">{detail.question}</p>
+          <p>
+            <span className={`badge ${detail.status}`}>{detail.status}</span>{' '}
+            <span className="muted small">
+              {detail.resumePoint.completedSteps}/{detail.resumePoint.knownSteps} steps
+              {running ? (connected ? ' · live' : ' · reconnecting…') : ''}
+            </span>
+          </p>
+          {detail.forkedFrom && (
+            <p className="small">
+              Forked from{' '}
+              <a
+                href={`/sessions/${detail.forkedFrom}`}
+                onClick={(event) => {
+                  event.preventDefault();
+                  navigate(`/sessions/${detail.forkedFrom}`);
+                }}
+              >
+                its parent session
+              </a>
+            </p>
           )}
-          {['interrupted', 'failed'].includes(detail.status) && (
-            <button type="button" onClick={() => void act(() => api.resume(sessionId))}>
-              Resume
-            </button>
+          {detail.forks.length > 0 && (
+            <div className="small">
+              Forks:{' '}
+              <ul className="forks">
+                {detail.forks.map((fork) => (
+                  <li key={fork.id}>
+                    <a
+                      href={`/sessions/${fork.id}`}
+                      onClick={(event) => {
+                        event.preventDefault();
+                        navigate(`/sessions/${fork.id}`);
+                      }}
+                    >
+                      {fork.title}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </div>
           )}
-          {!running && (
+          {detail.error && <p className="error">{detail.error.message}</p>}
+          <div className="actions">
+            {running && (
+              <button type="button" disabled={!online} onClick={() => void act(() => api.stop(sessionId))}>
+                Stop
+              </button>
+            )}
+            {['interrupted', 'failed'].includes(detail.status) && (
+              <button type="button" disabled={!online} onClick={() => void act(() => api.resume(sessionId))}>
+                Resume
+              </button>
+            )}
+            {!running && (
+              <button type="button" disabled={!online} onClick={() => setPicker('resume')}>
+                Resume from…
+              </button>
+            )}
+            <button type="button" disabled={!online} onClick={() => setPicker('fork')}>
+              Fork from…
+            </button>
+            <details className="menu export">
+              <summary>Export</summary>
+              <a className="button" href={api.exportUrl(sessionId, 'md')}>
+                Markdown
+              </a>
+              <a className="button" href={api.exportUrl(sessionId, 'html')}>
+                HTML
+              </a>
+              <a className="button" href={api.exportUrl(sessionId, 'json')}>
+                JSON
+              </a>
+            </details>
             <button
               type="button"
-              onClick={() => {
-                const from = window.prompt(
-                  'Resume from which phase or step? (plan, search, read, analyze, outline, write, verify, or a step key)',
-                );
-                if (from) void act(() => api.resume(sessionId, { from }));
-              }}
+              className="danger"
+              disabled={!online}
+              onClick={() =>
+                window.confirm(`Delete "${detail.title}"?`) &&
+                void act(async () => {
+                  await api.remove(sessionId);
+                  navigate('/');
+                })
+              }
             >
-              Resume from…
+              Delete
             </button>
+          </div>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
           )}
-          <button
-            type="button"
-            onClick={() => {
-              const from = window.prompt('Fork from which phase or step?');
-              if (from) void act(async () => navigate(`/sessions/${(await api.fork(sessionId, from)).id}`));
-            }}
-          >
-            Fork from…
-          </button>
-          <a className="button" href={api.exportUrl(sessionId, 'md')}>
-            Markdown
-          </a>
-          <a className="button" href={api.exportUrl(sessionId, 'html')}>
-            HTML
-          </a>
-          <a className="button" href={api.exportUrl(sessionId, 'json')}>
-            JSON
-          </a>
-          <button
-            type="button"
-            className="danger"
-            onClick={() =>
-              window.confirm(`Delete "${detail.title}"?`) &&
-              void act(async () => {
-                await api.remove(sessionId);
-                navigate('/');
-              })
-            }
-          >
-            Delete
-          </button>
+        </header>
+        {detail.pendingInput && detail.status === 'waiting' && (
+          <OutlineReview sessionId={sessionId} pending={detail.pendingInput} onAnswered={load} />
+        )}
+        <div role="tablist" className="tabs" aria-label="Session views">
+          {tabs.map((name) => (
+            <button
+              type="button"
+              key={name}
+              id={`tab-${name}`}
+              role="tab"
+              ref={(element) => {
+                tabRefs.current[name] = element;
+              }}
+              aria-selected={shown === name}
+              aria-controls={`panel-${name}`}
+              tabIndex={shown === name ? 0 : -1}
+              onClick={() => setTab(name)}
+              onKeyDown={onTabKey}
+            >
+              {tabNames[name]}
+            </button>
+          ))}
         </div>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-      </header>
-      {detail.pendingInput && detail.status === 'waiting' && (
-        <OutlineReview sessionId={sessionId} pending={detail.pendingInput} onAnswered={load} />
-      )}
-      <div role="tablist" className="tabs">
-        {(['progress', 'report', 'sources', 'prompts', 'conversation'] as const).map((name) => (
-          <button type="button" key={name} role="tab" aria-selected={tab === name} onClick={() => setTab(name)}>
-            {name}
-          </button>
-        ))}
+        <section role="tabpanel" id={`panel-${shown}`} aria-labelledby={`tab-${shown}`}>
+          {shown === 'report' && (
+            <>
+              <Report detail={detail} onCite={setCitation} />
+              <Conversation
+                sessionId={sessionId}
+                messages={conversation}
+                citations={citations}
+                canAsk={!running && detail.status !== 'waiting'}
+                online={online}
+                onSent={load}
+                onCite={(number) => setCitation({ number, version: latest })}
+              />
+            </>
+          )}
+          {shown === 'progress' && (
+            <ResearchProgress detail={detail} events={events} onShowJournal={() => setTab('journal')} />
+          )}
+          {shown === 'sources' && <Sources sources={detail.sources} />}
+          {shown === 'journal' && (
+            <>
+              <Timeline events={events} />
+              <h3>Prompts</h3>
+              <Prompts sessionId={sessionId} version={detail.runs.length} />
+            </>
+          )}
+        </section>
       </div>
-      <section role="tabpanel">
-        {tab === 'progress' && <Timeline events={events} />}
-        {tab === 'report' && <Report detail={detail} streaming={streaming} />}
-        {tab === 'sources' && <Sources sources={detail.sources} />}
-        {tab === 'prompts' && <Prompts sessionId={sessionId} version={detail.runs.length} />}
-        {tab === 'conversation' && (
-          <Conversation sessionId={sessionId} messages={detail.messages} canAsk={!running} onSent={load} />
-        )}
-      </section>
+      {citation && (
+        <CitationPanel
+          sessionId={sessionId}
+          number={citation.number}
+          version={citation.version}
+          onClose={() => setCitation(null)}
+        />
+      )}
+      {picker && (
+        <StepPicker
+          sessionId={sessionId}
+          action={picker}
+          onClose={() => setPicker(null)}
+          onChoose={(from) => {
+            setPicker(null);
+            if (picker === 'resume') void act(() => api.resume(sessionId, { from }));
+            else void act(async () => navigate(`/sessions/${(await api.fork(sessionId, from)).id}`));
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -1,57 +1,107 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, type SessionSummary } from '../api-client.ts';
-import { groupByDate, relativeTime } from '../group-by-date.ts';
+import { dateGroup, relativeTime } from '../group-by-date.ts';
+import { type SessionFeedChange, useSessionFeed } from '../use-session-feed.ts';
 
 interface SidebarProps {
   current: string | null;
   navigate: (path: string) => void;
-  refresh: number;
-  onChange: () => void;
 }
 
-/** Sessions grouped by date, searchable, loading more as the list scrolls into view. */
-export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) {
+/** A listed session, with the date group it was listed under (kept, so live updates never move it). */
+interface Listed {
+  session: SessionSummary;
+  group: string;
+}
+
+function matches(session: SessionSummary, query: string): boolean {
+  const needle = query.trim().toLowerCase();
+  return !needle || `${session.title} ${session.question}`.toLowerCase().includes(needle);
+}
+
+/**
+ * The user's sessions, newest first, searchable, loading more as the list scrolls. The server
+ * pushes every change (a new session, a rename, progress, a status, a deletion), applied in place:
+ * what was loaded stays loaded and nothing under the reader's eyes moves; new sessions appear on top.
+ */
+export function Sidebar({ current, navigate }: SidebarProps) {
   const [query, setQuery] = useState('');
-  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [listed, setListed] = useState<Listed[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [renaming, setRenaming] = useState<string | null>(null);
-  const more = useRef<HTMLDivElement>(null);
+  const more = useRef<HTMLLIElement>(null);
+  const queryRef = useRef(query);
+  queryRef.current = query;
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `refresh` changes when the app asks for a reload
+  /** Applies sessions to the list: known ones updated in place, new ones added on top. */
+  const merge = useCallback((sessions: SessionSummary[]) => {
+    setListed((existing) => {
+      const byId = new Map(sessions.map((session) => [session.id, session]));
+      const updated = existing.map((entry) => {
+        const fresh = byId.get(entry.session.id);
+        return fresh ? { ...entry, session: fresh } : entry;
+      });
+      const known = new Set(existing.map((entry) => entry.session.id));
+      const added = sessions
+        .filter((session) => !known.has(session.id) && matches(session, queryRef.current))
+        .map((session) => ({ session, group: 'Today' }));
+      return [...added, ...updated];
+    });
+  }, []);
+
   useEffect(() => {
     let cancelled = false;
-    const load = () =>
-      api
-        .listSessions({ q: query })
-        .then((page) => {
-          if (cancelled) return;
-          setSessions(page.sessions);
-          setCursor(page.nextCursor);
-          setError(null);
-        })
-        .catch((caught: Error) => !cancelled && setError(caught.message))
-        .finally(() => !cancelled && setLoading(false));
-    void load();
-    // Statuses and progress change while research runs; a light poll keeps badges honest.
-    const timer = setInterval(load, 3000);
+    setLoading(true);
+    api
+      .listSessions({ q: query })
+      .then((page) => {
+        if (cancelled) return;
+        setListed(page.sessions.map((session) => ({ session, group: dateGroup(session.updatedAt) })));
+        setCursor(page.nextCursor);
+        setError(null);
+      })
+      .catch((caught: Error) => !cancelled && setError(caught.message))
+      .finally(() => !cancelled && setLoading(false));
     return () => {
       cancelled = true;
-      clearInterval(timer);
     };
-  }, [query, refresh]);
+  }, [query]);
+
+  const onChange = useCallback(
+    (change: SessionFeedChange) => {
+      if (change.type === 'session') merge([change.session]);
+      else if (change.type === 'session-delete')
+        setListed((existing) => existing.filter((entry) => entry.session.id !== change.id));
+      else
+        void api.listSessions({ q: queryRef.current }).then(
+          (page) => merge(page.sessions),
+          () => undefined,
+        );
+    },
+    [merge],
+  );
+  useSessionFeed(onChange);
 
   useEffect(() => {
     if (!cursor || !more.current) return;
     const observer = new IntersectionObserver(async ([entry]) => {
       if (!entry?.isIntersecting) return;
-      const page = await api.listSessions({ q: query, cursor });
-      setSessions((existing) => [
-        ...existing,
-        ...page.sessions.filter((session) => !existing.some((each) => each.id === session.id)),
-      ]);
-      setCursor(page.nextCursor);
+      observer.disconnect();
+      try {
+        const page = await api.listSessions({ q: query, cursor });
+        setListed((existing) => {
+          const known = new Set(existing.map((each) => each.session.id));
+          const next = page.sessions
+            .filter((session) => !known.has(session.id))
+            .map((session) => ({ session, group: dateGroup(session.updatedAt) }));
+          return [...existing, ...next];
+        });
+        setCursor(page.nextCursor);
+      } catch (caught) {
+        setError((caught as Error).message);
+      }
     });
     observer.observe(more.current);
     return () => observer.disconnect();
@@ -61,8 +111,7 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
     setRenaming(null);
     if (!title.trim() || title === session.title) return;
     try {
-      await api.rename(session.id, title);
-      onChange();
+      merge([await api.rename(session.id, title.trim())]);
     } catch (caught) {
       setError((caught as Error).message);
     }
@@ -72,15 +121,16 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
     if (!window.confirm(`Delete "${session.title}" and everything it holds?`)) return;
     try {
       await api.remove(session.id);
+      setListed((existing) => existing.filter((entry) => entry.session.id !== session.id));
       if (current === session.id) navigate('/');
-      onChange();
     } catch (caught) {
       setError((caught as Error).message);
     }
   }
 
+  let lastGroup = '';
   return (
-    <nav className="sidebar" aria-label="Sessions">
+    <nav className="sidebar" id="sessions" aria-label="Sessions">
       <button type="button" className="primary" onClick={() => navigate('/')}>
         New research
       </button>
@@ -96,20 +146,20 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
           {error}
         </p>
       )}
-      {loading && <p className="muted">Loading…</p>}
-      {!loading && sessions.length === 0 && (
-        <p className="muted">{query ? 'No sessions match.' : 'No sessions yet.'}</p>
-      )}
-      {groupByDate(sessions).map(([group, items]) => (
-        <section key={group}>
-          <h2 className="group">{group}</h2>
-          <ul>
-            {items.map((session) => (
-              <li
-                key={session.id}
-                className={session.id === current ? 'session active' : 'session'}
-                data-session-id={session.id}
-              >
+      {loading && listed.length === 0 && <p className="muted">Loading…</p>}
+      {!loading && listed.length === 0 && <p className="muted">{query ? 'No sessions match.' : 'No sessions yet.'}</p>}
+      <ul className="session-list">
+        {listed.map(({ session, group }) => {
+          const heading = group !== lastGroup ? group : null;
+          lastGroup = group;
+          return (
+            <li
+              key={session.id}
+              className={session.id === current ? 'session active' : 'session'}
+              data-session-id={session.id}
+            >
+              {heading && <h2 className="group">{heading}</h2>}
+              <div className="session-row">
                 {renaming === session.id ? (
                   <input
                     ref={(element) => element?.focus()}
@@ -124,6 +174,7 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
                 ) : (
                   <a
                     href={`/sessions/${session.id}`}
+                    aria-current={session.id === current ? 'page' : undefined}
                     onClick={(event) => {
                       event.preventDefault();
                       navigate(`/sessions/${session.id}`);
@@ -146,16 +197,16 @@ export function Sidebar({ current, navigate, refresh, onChange }: SidebarProps) 
                     Delete
                   </button>
                 </details>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
-      {cursor && (
-        <div ref={more} className="muted small">
-          Loading more…
-        </div>
-      )}
+              </div>
+            </li>
+          );
+        })}
+        {cursor && (
+          <li ref={more} className="muted small more">
+            Loading more…
+          </li>
+        )}
+      </ul>
     </nav>
   );
 }

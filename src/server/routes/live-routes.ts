@@ -1,0 +1,99 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { followEvents, followSessionChanges } from '../../service/follow-events.ts';
+import { toWireEvent } from '../../shared/events.ts';
+import { isQuarryError, toErrorInfo } from '../../store/errors.ts';
+import type { AppEnv, ServerDependencies } from '../server-env.ts';
+import { throwValidationError } from '../validation-hook.ts';
+import { errorResponses, eventsQuery, idParams } from '../wire.ts';
+import { sessionSummary } from './to-wire.ts';
+
+const tags = ['sessions'];
+
+const routes = {
+  feed: createRoute({
+    method: 'get',
+    path: '/feed',
+    tags,
+    summary:
+      'Server-Sent Events of the user’s sessions as they change: `session` (a SessionSummary: created, renamed, moving on, new status) and `session-delete` ({ id })',
+    responses: { 200: { description: 'A text/event-stream of session changes' } },
+  }),
+  events: createRoute({
+    method: 'get',
+    path: '/{id}/events',
+    tags,
+    summary:
+      'Server-Sent Events: `event` is the type, `id` the offset; Last-Event-ID or ?after= replays what was missed; an `error` event precedes a close on failure',
+    request: { params: idParams, query: eventsQuery },
+    responses: {
+      200: { description: 'A text/event-stream of the session’s events' },
+      404: errorResponses[404],
+    },
+  }),
+};
+
+/**
+ * An SSE response that keeps the connection alive with heartbeats, ends when the client goes, and
+ * says why it ends when it fails (an `error` event), so a client never waits on a dead stream.
+ */
+export function liveStream(
+  c: Context<AppEnv>,
+  dependencies: ServerDependencies,
+  label: string,
+  pump: (stream: SSEStreamingApi, signal: AbortSignal) => Promise<void>,
+) {
+  return streamSSE(c, async (stream) => {
+    const controller = new AbortController();
+    stream.onAbort(() => controller.abort());
+    const heartbeat = setInterval(
+      () => void stream.write(': heartbeat\n\n').catch(() => controller.abort()),
+      (dependencies.heartbeatSeconds ?? 15) * 1000,
+    );
+    try {
+      await pump(stream, controller.signal);
+    } catch (error) {
+      if (!isQuarryError(error)) console.error(`quarry serve: ${label} failed`, error);
+      await stream.writeSSE({ event: 'error', data: JSON.stringify(toErrorInfo(error)) }).catch(() => undefined);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+}
+
+/** The live routes under `/api/sessions`: a session's events, and the feed of the user's sessions. */
+export function liveRoutes(dependencies: ServerDependencies) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
+    .openapi(routes.feed, async (c) => {
+      const context = c.get('context');
+      return liveStream(c, dependencies, 'the session feed', async (stream, signal) => {
+        // A first message at once: the client knows it is connected before anything changes.
+        await stream.writeSSE({ event: 'ready', data: '{}' });
+        for await (const change of followSessionChanges(context.store, { signal })) {
+          await stream.writeSSE(
+            change.type === 'session'
+              ? { event: 'session', data: JSON.stringify(sessionSummary(change.session)) }
+              : { event: 'session-delete', data: JSON.stringify({ id: change.id }) },
+          );
+        }
+      });
+    })
+    .openapi(routes.events, async (c) => {
+      const context = c.get('context');
+      const sessionId = c.req.valid('param').id;
+      const lastEventId = Number(c.req.header('last-event-id'));
+      const start =
+        Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : (c.req.valid('query').after ?? 0);
+      await context.store.getSession(sessionId);
+      return liveStream(c, dependencies, `the event stream of ${sessionId}`, async (stream, signal) => {
+        for await (const event of followEvents(context.store, sessionId, { after: start, signal })) {
+          await stream.writeSSE({
+            id: String(event.offset),
+            event: event.type,
+            data: JSON.stringify(toWireEvent(event)),
+          });
+        }
+      });
+    });
+}

@@ -1,0 +1,93 @@
+import { useEffect, useRef, useState } from 'react';
+import { api, type Citation } from '../api-client.ts';
+
+/**
+ * What a citation points to, beside the report: the source's title and address, the report's
+ * sentences that cite it (with their verdicts), and the source's own words in place, highlighted.
+ */
+export function CitationPanel({
+  sessionId,
+  number,
+  version,
+  onClose,
+}: {
+  sessionId: string;
+  number: number;
+  version: number;
+  onClose: () => void;
+}) {
+  const [citation, setCitation] = useState<Citation | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const close = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    setCitation(null);
+    setError(null);
+    api.citation(sessionId, number, version).then(setCitation, (caught: Error) => setError(caught.message));
+    close.current?.focus();
+  }, [sessionId, number, version]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose();
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+
+  const web = citation && /^https?:\/\//.test(citation.url);
+  return (
+    <aside className="citation-panel" aria-label={`Source ${number}`}>
+      <header>
+        <h2>[{number}]</h2>
+        <button type="button" ref={close} onClick={onClose} aria-label="Close the source">
+          Close
+        </button>
+      </header>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!citation && !error && <p className="muted">Loading…</p>}
+      {citation && (
+        <>
+          <h3 className="source-title">{citation.title}</h3>
+          <p className="location small">
+            {web ? (
+              <a href={citation.url} rel="noreferrer noopener" target="_blank">
+                {citation.location}
+              </a>
+            ) : (
+              citation.location
+            )}
+          </p>
+          {citation.passages.length === 0 ? (
+            <p className="muted">The text of this source was not kept with the session.</p>
+          ) : (
+            citation.passages.map((passage, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: passages are in source order and never reordered
+              <blockquote key={index} className="passage">
+                {passage.before}
+                <mark>{passage.quote}</mark>
+                {passage.after}
+              </blockquote>
+            ))
+          )}
+          {citation.claims.length > 0 && (
+            <section aria-label="Where the report cites it">
+              <h3>Where the report cites it</h3>
+              <ul className="claims">
+                {citation.claims.map((claim, index) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: claims are in report order
+                  <li key={index} className={`claim ${claim.verdict}`}>
+                    <span className={`badge ${claim.verdict}`}>{claim.verdict}</span> {claim.claim}
+                    {claim.verdict !== 'supported' && <span className="muted small"> — {claim.reason}</span>}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,31 @@
+import { useEffect, useState } from 'react';
+import type { Connection } from '../use-connection.ts';
+
+/** One banner for a lost connection, with when the next try is; a short note once it is back. */
+export function ConnectionBanner({ connection }: { connection: Connection }) {
+  const [recovered, setRecovered] = useState(false);
+  const [wasOffline, setWasOffline] = useState(false);
+  useEffect(() => {
+    if (!connection.online) setWasOffline(true);
+    else if (wasOffline) {
+      setWasOffline(false);
+      setRecovered(true);
+      const timer = setTimeout(() => setRecovered(false), 3000);
+      return () => clearTimeout(timer);
+    }
+  }, [connection.online, wasOffline]);
+  if (!connection.online)
+    return (
+      <div className="banner offline" role="status">
+        Connection to the server lost. Research keeps running there; this page catches up when it is back. Trying again
+        in {connection.retryIn} s…
+      </div>
+    );
+  if (recovered)
+    return (
+      <div className="banner online" role="status">
+        Connected again.
+      </div>
+    );
+  return null;
+}

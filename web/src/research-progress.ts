@@ -1,0 +1,161 @@
+import type { LiveEvent } from './use-session-events.ts';
+
+/** The stages of a research as a reader follows them. */
+export const stages = ['plan', 'research', 'outline', 'write', 'verify'] as const;
+export type Stage = (typeof stages)[number];
+
+export interface SourceRead {
+  url: string;
+  title: string;
+  /** The host of a web page, or "local document". */
+  where: string;
+  query?: string;
+  notes?: number;
+}
+
+export interface ResearchProgress {
+  /** The stage the run is in, null before it starts. */
+  stage: Stage | null;
+  /** How far the run has come, 0 to 1 (by stage; research counts by iteration). */
+  fraction: number;
+  iteration: number;
+  iterations: number;
+  /** Queries asked, in order, with whether their search has finished. */
+  queries: { query: string; done: boolean }[];
+  sources: SourceRead[];
+  notes: number;
+  tokens: number;
+  costUsd: number;
+  /** The latest summary of what was found. */
+  findings: string | null;
+  /** The report as it is written, section by section, while the run writes it. */
+  writing: string;
+  /** True once the run has ended (completed, waiting, interrupted or failed). */
+  ended: boolean;
+  completed: boolean;
+  waiting: boolean;
+}
+
+/** Where each phase of the workflow sits among the stages. */
+const stageOfPhase: Record<string, Stage> = {
+  plan: 'plan',
+  search: 'research',
+  read: 'research',
+  analyze: 'research',
+  outline: 'outline',
+  write: 'write',
+  verify: 'verify',
+};
+
+function where(url: string): string {
+  if (url.startsWith('file:')) return 'local document';
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The current run's progress in research terms, from its events: the stage as a step of the whole,
+ * the queries searched, the sources read (title and host) and the notes they gave, tokens and cost,
+ * the findings so far, and the report streaming in while it is written.
+ */
+export function researchProgress(events: readonly LiveEvent[], maxIterations = 3): ResearchProgress {
+  const start = Math.max(
+    0,
+    events.findLastIndex((event) => event.type === 'run-start'),
+  );
+  const progress: ResearchProgress = {
+    stage: null,
+    fraction: 0,
+    iteration: 0,
+    iterations: maxIterations,
+    queries: [],
+    sources: [],
+    notes: 0,
+    tokens: 0,
+    costUsd: 0,
+    findings: null,
+    writing: '',
+    ended: false,
+    completed: false,
+    waiting: false,
+  };
+  const queries = new Map<string, { query: string; done: boolean }>();
+  const sections = new Map<number, string>();
+  for (const event of events.slice(start)) {
+    switch (event.type) {
+      case 'phase-start':
+        progress.stage = stageOfPhase[event.data.phase] ?? progress.stage;
+        break;
+      case 'step-start': {
+        const iteration = /iteration-(\d+)\//.exec(event.data.key)?.[1];
+        if (iteration) progress.iteration = Math.max(progress.iteration, Number(iteration));
+        const query = (event.data.input as { query?: unknown } | undefined)?.query;
+        if (/\/search-\d+$/.test(event.data.key) && typeof query === 'string' && !queries.has(event.data.key)) {
+          const entry = { query, done: false };
+          queries.set(event.data.key, entry);
+          progress.queries.push(entry);
+        }
+        break;
+      }
+      case 'step-end': {
+        const entry = queries.get(event.data.key);
+        if (entry) entry.done = true;
+        const usage = event.data.usage;
+        if (usage) {
+          progress.tokens += (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+          progress.costUsd += usage.costUsd ?? 0;
+        }
+        break;
+      }
+      case 'source-found':
+        progress.sources.push({
+          url: event.data.url,
+          title: event.data.title,
+          where: where(event.data.url),
+          query: event.data.query,
+        });
+        break;
+      case 'notes-take': {
+        progress.notes += event.data.count;
+        const source = progress.sources.findLast((each) => each.url === event.data.url);
+        if (source) source.notes = (source.notes ?? 0) + event.data.count;
+        break;
+      }
+      case 'findings-update':
+        progress.findings = event.data.summary;
+        break;
+      case 'report-delta':
+        sections.set(
+          event.data.section,
+          `${sections.get(event.data.section) ?? `## ${event.data.title}\n\n`}${event.data.text}`,
+        );
+        break;
+      case 'input-request':
+        progress.waiting = true;
+        break;
+      case 'input-receive':
+        progress.waiting = false;
+        break;
+      case 'run-end':
+      case 'run-error':
+        progress.ended = true;
+        progress.waiting = event.type === 'run-end' && event.data.status === 'waiting';
+        progress.completed = event.type === 'run-end' && event.data.status === 'completed';
+        break;
+      default:
+        break;
+    }
+  }
+  progress.iterations = Math.max(progress.iterations, progress.iteration);
+  progress.writing = [...sections.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, text]) => text)
+    .join('\n\n');
+  const index = progress.stage ? stages.indexOf(progress.stage) : -1;
+  const withinResearch = progress.stage === 'research' ? progress.iteration / (progress.iterations + 1) : 0;
+  progress.fraction = progress.completed ? 1 : Math.max(0, (index + withinResearch) / stages.length);
+  return progress;
+}
