@@ -9,6 +9,7 @@ import { QuarryError } from '../store/errors.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
 import { openAiRoutes } from './openai-compatible.ts';
+import { responsesRoutes } from './openai-responses.ts';
 import { guardRequests } from './request-guard.ts';
 import { accountRoutes, publicAccountRoutes } from './routes/account-routes.ts';
 import { capabilityRoutes } from './routes/capability-routes.ts';
@@ -90,6 +91,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     .route('/api/sessions', liveRoutes(dependencies))
     .route('/api/sessions', sessionRoutes());
   app.route('/v1', openAiRoutes(dependencies));
+  app.route('/v1', responsesRoutes(dependencies));
 
   if (options.webRoot && existsSync(options.webRoot)) {
     const root = options.webRoot;

@@ -4,8 +4,9 @@ import { streamSSE } from 'hono/streaming';
 import { type ChatTurn, chatReply, openChatTurn } from '../service/chat-conversation.ts';
 import { followEvents } from '../service/follow-events.ts';
 import type { ServiceContext } from '../service/service-context.ts';
-import { isRunEnd, type StoredEvent } from '../shared/events.ts';
+import { isRunEnd } from '../shared/events.ts';
 import type { Session } from '../store/store.ts';
+import { progressNote } from './responses-wire.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
 import { errorResponses } from './wire.ts';
@@ -72,16 +73,6 @@ function textOf(content: z.infer<typeof chatCompletionBody>['messages'][number][
   return (content ?? []).map((part) => part.text ?? '').join('');
 }
 
-/** One progress line for a reasoning delta. */
-function progressLine(event: StoredEvent): string | null {
-  if (event.type === 'phase-start') return `\n[${event.data.phase}] `;
-  if (event.type === 'step-start' && event.data.phase === 'search' && event.data.input) {
-    return `searching: ${(event.data.input as { query?: string }).query ?? ''} `;
-  }
-  if (event.type === 'source-found') return `\nreading: ${event.data.title} `;
-  return null;
-}
-
 /** The assistant's reply: follows the run to its end (reporting progress), then says what it came to. */
 async function answer(
   context: ServiceContext,
@@ -91,7 +82,7 @@ async function answer(
 ): Promise<string> {
   if (after === null) return chatReply(context, session, null);
   for await (const event of followEvents(context.store, session.id, { after, signal: options.signal })) {
-    const line = progressLine(event);
+    const line = progressNote(event);
     if (line && options.onProgress) await options.onProgress(line);
     if (isRunEnd(event)) return chatReply(context, session, event);
   }

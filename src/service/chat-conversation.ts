@@ -2,6 +2,7 @@ import type { Outline } from '../research/research-types.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
 import { invalidInput, QuarryError } from '../store/errors.ts';
 import type { Message, Session } from '../store/store.ts';
+import { outlineQuestion } from './responses.ts';
 import type { ServiceContext } from './service-context.ts';
 import { pendingInput, queueResume } from './session-control.ts';
 import { askSession, startResearch } from './start-research.ts';
@@ -120,11 +121,7 @@ export async function chatReply(context: ServiceContext, session: Session, ended
   }
   if (current.status === 'waiting') {
     const pending = await pendingInput(context, current);
-    const outline = (pending?.input as { outline?: Outline } | undefined)?.outline;
-    const sections = outline
-      ? outline.sections.map((section, index) => `${index + 1}. ${section.title}: ${section.focus}`).join('\n')
-      : '';
-    return `Here is the outline of the report:\n\n${sections}\n\nReply "approve" to write it, or say what to change.`;
+    return outlineQuestion((pending?.input as { outline?: Outline } | undefined)?.outline);
   }
   if (current.status === 'interrupted')
     return 'The research was stopped. Send "continue" to resume it where it stopped.';

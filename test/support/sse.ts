@@ -7,14 +7,19 @@ export interface SseEvent {
   data: any;
 }
 
-/** Reads SSE frames until `stop` says so (or the stream ends); then disconnects. */
+/** Reads SSE frames until `stop` says so (or the stream ends); then disconnects. A `body` is POSTed as JSON. */
 export async function readSse(
   url: string,
   headers: Record<string, string>,
   stop: (events: SseEvent[]) => boolean,
+  body?: unknown,
 ): Promise<SseEvent[]> {
   const controller = new AbortController();
-  const response = await fetch(url, { headers, signal: controller.signal });
+  const response = await fetch(url, {
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    signal: controller.signal,
+    ...(body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) }),
+  });
   expect(response.status).toBe(200);
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();

@@ -1,0 +1,253 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { ChatTurn } from '../service/chat-conversation.ts';
+import { followEvents } from '../service/follow-events.ts';
+import {
+  cancelResponse,
+  createResponse,
+  deleteResponse,
+  endsTurn,
+  parseResponseId,
+  type ResponseHandle,
+  responseId,
+  responseState,
+  turnEvents,
+} from '../service/responses.ts';
+import type { ServiceContext } from '../service/service-context.ts';
+import { type RequestEcho, ResponseEventWriter, responseObject } from './responses-wire.ts';
+import { liveStream } from './routes/live-routes.ts';
+import type { AppEnv, ServerDependencies } from './server-env.ts';
+import { throwValidationError } from './validation-hook.ts';
+import { errorResponses, noNul } from './wire.ts';
+
+const tags = ['openai'];
+const text = (max: number) => noNul(z.string().max(max));
+const contentPart = z.object({ type: z.string().max(50), text: text(100_000).optional() });
+const inputMessage = z.object({
+  type: z.literal('message').optional(),
+  role: z.enum(['user', 'assistant', 'system', 'developer']),
+  content: z.union([text(100_000), z.array(contentPart).max(100)]),
+});
+
+export const responseCreateBody = z.object({
+  model: z.string().max(200).optional(),
+  input: z.union([text(100_000).min(1), z.array(inputMessage).min(1).max(500)]),
+  instructions: text(4000).nullish(),
+  previous_response_id: text(200).nullish(),
+  background: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+  store: z.boolean().nullish(),
+  metadata: z.record(z.string().max(64), text(512)).nullish(),
+});
+
+const idParams = z.object({ id: text(200).openapi({ param: { name: 'id', in: 'path' } }) });
+const retrieveQuery = z.object({
+  stream: z.enum(['true', 'false']).optional(),
+  starting_after: z.coerce.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+const inputItemsQuery = z.object({
+  order: z.enum(['asc', 'desc']).default('desc'),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+const stream = { 'text/event-stream': { schema: z.string() } };
+const responseJson = { 'application/json': { schema: z.object({ id: z.string(), status: z.string() }).passthrough() } };
+const routes = {
+  create: createRoute({
+    method: 'post',
+    path: '/responses',
+    tags,
+    summary:
+      'Responses API: start a research (or, with previous_response_id, the next turn of its session); background, stream, or wait',
+    request: { body: { required: true, content: { 'application/json': { schema: responseCreateBody } } } },
+    responses: {
+      200: {
+        description: 'The response, or an SSE stream of response events',
+        content: { ...responseJson, ...stream },
+      },
+      400: errorResponses[400],
+      404: errorResponses[404],
+      409: errorResponses[409],
+    },
+  }),
+  retrieve: createRoute({
+    method: 'get',
+    path: '/responses/{id}',
+    tags,
+    summary: 'A response as it stands; with stream=true its events, from starting_after on',
+    request: { params: idParams, query: retrieveQuery },
+    responses: {
+      200: { description: 'The response, or an SSE stream', content: { ...responseJson, ...stream } },
+      404: errorResponses[404],
+    },
+  }),
+  cancel: createRoute({
+    method: 'post',
+    path: '/responses/{id}/cancel',
+    tags,
+    summary: 'Cancel a queued or running response (its session stops and can be resumed later)',
+    request: { params: idParams },
+    responses: { 200: { description: 'The response', content: responseJson }, 404: errorResponses[404] },
+  }),
+  remove: createRoute({
+    method: 'delete',
+    path: '/responses/{id}',
+    tags,
+    summary: 'Delete a response: the session it is a turn of, with all its turns',
+    request: { params: idParams },
+    responses: {
+      200: {
+        description: 'Deleted',
+        content: {
+          'application/json': {
+            schema: z.object({ id: z.string(), object: z.literal('response'), deleted: z.literal(true) }),
+          },
+        },
+      },
+      404: errorResponses[404],
+      409: errorResponses[409],
+    },
+  }),
+  inputItems: createRoute({
+    method: 'get',
+    path: '/responses/{id}/input_items',
+    tags,
+    summary: 'The user messages a response was given',
+    request: { params: idParams, query: inputItemsQuery },
+    responses: { 200: { description: 'A list of input items' }, 404: errorResponses[404] },
+  }),
+};
+
+function turnsOf(input: z.infer<typeof responseCreateBody>['input']): ChatTurn[] {
+  if (typeof input === 'string') return [{ role: 'user', text: input }];
+  return input.map((message) => ({
+    role: message.role,
+    text:
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part) => (part.type === 'input_text' ? (part.text ?? '') : '')).join(''),
+  }));
+}
+
+const noEcho: RequestEcho = { background: false, metadata: {}, previousResponseId: null };
+
+async function currentObject(context: ServiceContext, handle: ResponseHandle, echo: RequestEcho) {
+  const [state, events] = await Promise.all([responseState(context, handle), turnEvents(context, handle)]);
+  return responseObject(state, events, echo);
+}
+
+/**
+ * A turn's events as Responses stream events, numbered from 0; those up to `startingAfter` are left
+ * out (they were sent before). Ends with the turn, or when the client goes (the turn runs on).
+ */
+function streamResponse(
+  c: Parameters<typeof liveStream>[0],
+  dependencies: ServerDependencies,
+  handle: ResponseHandle,
+  echo: RequestEcho,
+  startingAfter: number,
+) {
+  const context = c.get('context');
+  return liveStream(c, dependencies, `the response stream of ${responseId(handle)}`, async (sse, signal) => {
+    const writer = new ResponseEventWriter(await responseState(context, handle), echo);
+    const send = async (events: ReturnType<ResponseEventWriter['created']>) => {
+      for (const event of events) {
+        if (event.sequence_number <= startingAfter) continue;
+        await sse.writeSSE({ event: event.type, data: JSON.stringify(event) });
+      }
+    };
+    await send(writer.created());
+    const seen = [];
+    for await (const event of followEvents(context.store, handle.sessionId, { after: handle.after, signal })) {
+      seen.push(event);
+      if (endsTurn(event)) {
+        await send(writer.end(await responseState(context, handle), seen));
+        return;
+      }
+      await send(writer.next(event));
+    }
+  });
+}
+
+/** Waits for a turn to end (or the client to go), then answers with it. */
+async function waitForEnd(context: ServiceContext, handle: ResponseHandle, signal: AbortSignal) {
+  for await (const event of followEvents(context.store, handle.sessionId, { after: handle.after, signal })) {
+    if (endsTurn(event)) return;
+  }
+}
+
+/**
+ * The OpenAI Responses API under `/v1`: a response is a turn of a research session, background or
+ * not, streamed or not; `previous_response_id` continues the session. Runs never depend on the
+ * client staying connected, and any stream can be picked up again from a sequence number.
+ */
+export function responsesRoutes(dependencies: ServerDependencies) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
+    .openapi(routes.create, async (c) => {
+      const body = c.req.valid('json');
+      const context = c.get('context');
+      const handle = await createResponse(context, {
+        input: turnsOf(body.input),
+        instructions: body.instructions ?? undefined,
+        previousResponseId: body.previous_response_id ?? undefined,
+      });
+      const echo: RequestEcho = {
+        background: body.background === true,
+        metadata: body.metadata ?? {},
+        previousResponseId: body.previous_response_id ?? null,
+      };
+      c.header('x-quarry-session-id', handle.sessionId);
+      if (body.stream) return streamResponse(c, dependencies, handle, echo, -1);
+      if (!body.background) await waitForEnd(context, handle, c.req.raw.signal);
+      return c.json(await currentObject(context, handle, echo), 200);
+    })
+    .openapi(routes.retrieve, async (c) => {
+      const context = c.get('context');
+      const handle = parseResponseId(c.req.valid('param').id);
+      const query = c.req.valid('query');
+      if (query.stream === 'true') {
+        await responseState(context, handle);
+        return streamResponse(c, dependencies, handle, noEcho, query.starting_after ?? -1);
+      }
+      return c.json(await currentObject(context, handle, noEcho), 200);
+    })
+    .openapi(routes.cancel, async (c) => {
+      const context = c.get('context');
+      const handle = parseResponseId(c.req.valid('param').id);
+      await cancelResponse(context, handle);
+      // The run stops at its next step boundary: give it a moment, so the answer usually says so.
+      const deadline = Date.now() + 5_000;
+      let state = await responseState(context, handle);
+      while (!state.ended && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        state = await responseState(context, handle);
+      }
+      return c.json(responseObject(state, await turnEvents(context, handle), noEcho), 200);
+    })
+    .openapi(routes.remove, async (c) => {
+      const id = c.req.valid('param').id;
+      await deleteResponse(c.get('context'), parseResponseId(id));
+      return c.json({ id, object: 'response' as const, deleted: true as const }, 200);
+    })
+    .openapi(routes.inputItems, async (c) => {
+      const state = await responseState(c.get('context'), parseResponseId(c.req.valid('param').id));
+      const { order, limit } = c.req.valid('query');
+      const items = state.input.map((message) => ({
+        id: `msg_in_${message.id}`,
+        type: 'message',
+        role: 'user',
+        status: 'completed',
+        content: [{ type: 'input_text', text: message.content }],
+      }));
+      const data = (order === 'desc' ? items.reverse() : items).slice(0, limit);
+      return c.json(
+        {
+          object: 'list',
+          data,
+          first_id: data[0]?.id ?? null,
+          last_id: data.at(-1)?.id ?? null,
+          has_more: items.length > limit,
+        },
+        200,
+      );
+    });
+}

@@ -1,0 +1,200 @@
+import type { Outline } from '../research/research-types.ts';
+import { isRunEnd, type StoredEvent } from '../shared/events.ts';
+import { type ErrorInfo, invalidInput, QuarryError } from '../store/errors.ts';
+import type { Message, Session, Source } from '../store/store.ts';
+import type { ChatTurn } from './chat-conversation.ts';
+import type { ServiceContext } from './service-context.ts';
+import { queueResume, stopSession } from './session-control.ts';
+import { deleteSession } from './session-queries.ts';
+import { askSession, startResearch } from './start-research.ts';
+
+/**
+ * A response, in the sense of the OpenAI Responses API: one turn of a session — a new research, a
+ * follow-up, or an answer to an outline review. It is named by where the session stood when the
+ * turn began (its last event offset and message count), so everything about it is read from the
+ * session's own journal, events and messages: nothing is stored for it, and a response reads the
+ * same from any server sharing the store.
+ */
+export interface ResponseHandle {
+  sessionId: string;
+  /** The session's last event offset before the turn: the response's events are those after it. */
+  after: number;
+  /** How many messages the session held before the turn: its input and output are those after. */
+  messages: number;
+}
+
+export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete';
+
+/** What a response came to, as far as it has come. */
+export interface ResponseState {
+  handle: ResponseHandle;
+  session: Session;
+  status: ResponseStatus;
+  /** Milliseconds since the epoch: when the turn's first event was written. */
+  createdAt: number;
+  /** The answer once there is one: the report, the follow-up's answer, or the outline to review. */
+  text: string | null;
+  /** Sources by their citation number, for the `[n]` markers in `text`. */
+  citations: Map<number, Source>;
+  error: ErrorInfo | null;
+  /** The user messages this turn added. */
+  input: Message[];
+  /** The event that ended the turn, or null while it runs. */
+  ended: StoredEvent | null;
+}
+
+const ID = /^resp_(\d{1,15})_(\d{1,15})_([A-Za-z0-9_-]{1,100})$/;
+
+export function responseId(handle: ResponseHandle): string {
+  return `resp_${handle.after}_${handle.messages}_${handle.sessionId}`;
+}
+
+/** The handle a response id names; an id Quarry never made is simply not found. */
+export function parseResponseId(id: string): ResponseHandle {
+  const match = ID.exec(id);
+  if (!match) throw noResponse(id);
+  return { after: Number(match[1]), messages: Number(match[2]), sessionId: match[3]! };
+}
+
+function noResponse(id: string): QuarryError {
+  return new QuarryError('NOT_FOUND', `No response ${id}.`, { details: { responseId: id } });
+}
+
+export interface CreateResponseRequest {
+  /** The conversation as the client sends it; its last user message is the turn's question. */
+  input: ChatTurn[];
+  /** The system instruction of a new research (`instructions`). */
+  instructions?: string;
+  /** Continue the session of this response: a follow-up, an outline review's answer, or "continue". */
+  previousResponseId?: string;
+}
+
+/**
+ * Starts a turn: without a previous response, a new research (earlier messages of the input and the
+ * instructions become its system instruction); with one, the next turn of that response's session.
+ */
+export async function createResponse(context: ServiceContext, request: CreateResponseRequest): Promise<ResponseHandle> {
+  const turns = request.input.filter((turn) => turn.text.trim() && (turn.role === 'user' || turn.role === 'assistant'));
+  const question = turns.findLast((turn) => turn.role === 'user');
+  if (!question) throw invalidInput('input', 'must contain a user message');
+  const system = [
+    request.instructions ?? '',
+    ...request.input.filter((turn) => turn.role === 'system' || turn.role === 'developer').map((turn) => turn.text),
+  ]
+    .filter((text) => text.trim())
+    .join('\n');
+  if (!request.previousResponseId) {
+    const earlier = turns
+      .slice(0, turns.lastIndexOf(question))
+      .map((turn) => `${turn.role === 'user' ? 'User' : 'Assistant'}: ${turn.text}`)
+      .join('\n\n');
+    const instruction = [system, earlier && `The conversation so far:\n${earlier}`].filter(Boolean).join('\n\n');
+    const { session } = await startResearch(context, {
+      question: question.text,
+      settings: instruction ? { systemInstruction: instruction.slice(-4000) } : undefined,
+    });
+    return { sessionId: session.id, after: 0, messages: 0 };
+  }
+  const previous = parseResponseId(request.previousResponseId);
+  const session = await context.store.getSession(previous.sessionId);
+  const handle = {
+    sessionId: session.id,
+    after: session.lastEventOffset,
+    messages: (await context.store.listMessages(session.id)).length,
+  };
+  if (/^continue$/i.test(question.text.trim()) && ['interrupted', 'failed'].includes(session.status))
+    await queueResume(context, { sessionId: session.id });
+  else await askSession(context, { sessionId: session.id, text: question.text });
+  return handle;
+}
+
+/** The outline a review asks about, as the question the reader answers. */
+export function outlineQuestion(outline: Outline | undefined): string {
+  const sections = (outline?.sections ?? [])
+    .map((section, index) => `${index + 1}. ${section.title}: ${section.focus}`)
+    .join('\n');
+  return `Here is the outline of the report:\n\n${sections}\n\nReply "approve" to write it, or say what to change.`;
+}
+
+/** The event that ends a turn: a run's end (not a hand-over to another worker) or its error. */
+export function endsTurn(event: StoredEvent): boolean {
+  return isRunEnd(event);
+}
+
+/** What a turn that ended with `ended` answers, given the messages it added. */
+function answerOf(ended: StoredEvent, added: Message[], events: StoredEvent[]): string | null {
+  if (ended.type === 'run-end' && ended.data.status === 'waiting') {
+    const request = events.findLast((event) => event.type === 'input-request');
+    const payload = request?.type === 'input-request' ? (request.data.payload as { outline?: Outline }) : undefined;
+    return outlineQuestion(payload?.outline);
+  }
+  if (ended.type === 'run-end' && ended.data.status === 'completed')
+    return added.find((message) => message.role === 'assistant')?.content ?? '';
+  return null;
+}
+
+function statusOf(ended: StoredEvent | null, session: Session): ResponseStatus {
+  if (ended?.type === 'run-error') return 'failed';
+  if (ended?.type === 'run-end') return ended.data.status === 'interrupted' ? 'cancelled' : 'completed';
+  if (session.status === 'queued') return 'queued';
+  // Running, or a run whose worker died: the next claim continues it.
+  return 'in_progress';
+}
+
+/** The turn's events, up to the one that ended it. */
+export async function turnEvents(context: ServiceContext, handle: ResponseHandle): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  let after = handle.after;
+  for (;;) {
+    const page = await context.store.readEvents(handle.sessionId, { after, limit: 1000 });
+    for (const event of page) {
+      events.push(event);
+      if (endsTurn(event)) return events;
+    }
+    if (page.length < 1000) return events;
+    after = page.at(-1)!.offset;
+  }
+}
+
+/** Where a response stands now, read from its session (another user's session is not found). */
+export async function responseState(context: ServiceContext, handle: ResponseHandle): Promise<ResponseState> {
+  const session = await context.store.getSession(handle.sessionId);
+  if (handle.after > session.lastEventOffset) throw noResponse(responseId(handle));
+  const [events, messages, sources] = await Promise.all([
+    turnEvents(context, handle),
+    context.store.listMessages(session.id),
+    context.store.listSources(session.id),
+  ]);
+  const ended = events.find(endsTurn) ?? null;
+  const added = messages.filter((message) => message.seq > handle.messages);
+  const citations = new Map(
+    sources.flatMap((source) => (source.citation === null ? [] : [[source.citation, source] as const])),
+  );
+  return {
+    handle,
+    session,
+    status: statusOf(ended, session),
+    createdAt: events[0]?.createdAt ?? session.createdAt,
+    text: ended ? answerOf(ended, added, events) : null,
+    citations,
+    error: ended?.type === 'run-error' ? ended.data : null,
+    input: added.filter((message) => message.role === 'user'),
+    ended,
+  };
+}
+
+/** Cancels a response that is still running (its session stops, resumable later); a finished one stays as it is. */
+export async function cancelResponse(context: ServiceContext, handle: ResponseHandle): Promise<void> {
+  const state = await responseState(context, handle);
+  if (state.status === 'queued' || state.status === 'in_progress')
+    await stopSession(context, { sessionId: handle.sessionId });
+}
+
+/**
+ * Deletes a response: the session it belongs to, with every turn of it (a session's turns build on
+ * each other, so one cannot go alone). A running session must be stopped first.
+ */
+export async function deleteResponse(context: ServiceContext, handle: ResponseHandle): Promise<void> {
+  await responseState(context, handle);
+  await deleteSession(context, { sessionId: handle.sessionId });
+}

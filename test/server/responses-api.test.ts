@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
+import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { readSse, type SseEvent } from '../support/sse.ts';
+import { testConfig } from '../support/test-config.ts';
+
+const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
+const QUESTION = 'How does tidal power generate electricity?';
+const tokens = { alice: 'alice-responses-token', bob: 'bob-responses-token' };
+
+/**
+ * The OpenAI Responses API, driven by the official `openai` client and by plain HTTP with an SSE
+ * parser, against a server whose research model is a fake OpenAI-compatible server (so runs take
+ * a few seconds: long enough to drop a stream, resume it, and cancel).
+ */
+describe('OpenAI Responses API', () => {
+  let database: TestDatabase;
+  let server: RunningServer;
+  let fake: FakeOpenAiServer;
+  let home: string;
+  const client = (token: string) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: token, maxRetries: 0 });
+
+  beforeAll(async () => {
+    database = await sqliteHarness.create();
+    fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 120 }).start();
+    home = mkdtempSync(join(tmpdir(), 'quarry-responses-'));
+    cpSync(fixtures, join(home, 'docs'), { recursive: true });
+    for (const name of ['alice', 'bob'] as const) {
+      const user = await database.store.createUser({ name });
+      const tokenHash = createHash('sha256').update(tokens[name]).digest('hex');
+      await database.store.addApiToken({ userId: user.id, tokenHash });
+    }
+    server = await startServer({
+      store: database.store,
+      config: testConfig({
+        QUARRY_DOCS: join(home, 'docs'),
+        QUARRY_PORT: '0',
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: fake.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+      }),
+      runner: true,
+      heartbeatSeconds: 1,
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.stop();
+    await database?.destroy();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const finished = async (openai: OpenAI, id: string) => {
+    let response = await openai.responses.retrieve(id);
+    await eventually(async () => {
+      response = await openai.responses.retrieve(id);
+      return !['queued', 'in_progress'].includes(response.status ?? '');
+    }, 60_000);
+    return response;
+  };
+
+  it('runs in the background: create returns at once, retrieve gives the cited report', {
+    timeout: 90_000,
+  }, async () => {
+    const openai = client(tokens.alice);
+    const created = await openai.responses.create({
+      model: 'quarry',
+      input: QUESTION,
+      background: true,
+      metadata: { job: 'nightly' },
+    });
+    expect(['queued', 'in_progress']).toContain(created.status);
+    expect(created.background).toBe(true);
+    expect(created.metadata).toEqual({ job: 'nightly' });
+    const done = await finished(openai, created.id);
+    expect(done.status).toBe('completed');
+    expect(done.output_text).toMatch(/tidal/i);
+    const message = done.output.find((item) => item.type === 'message');
+    const text = message?.type === 'message' ? message.content[0] : undefined;
+    expect(text?.type).toBe('output_text');
+    if (text?.type !== 'output_text') return;
+    expect(text.annotations.length).toBeGreaterThan(0);
+    for (const annotation of text.annotations) {
+      expect(annotation.type).toBe('url_citation');
+      if (annotation.type !== 'url_citation') continue;
+      expect(text.text.slice(annotation.start_index, annotation.end_index)).toMatch(/^\[\d+\]$/);
+      expect(annotation.url).toMatch(/^file:\/\/|^https?:\/\//);
+    }
+    // Research progress is the reasoning summary.
+    const reasoning = done.output.find((item) => item.type === 'reasoning');
+    expect(reasoning?.type === 'reasoning' && reasoning.summary[0]?.text).toMatch(/Searching: /);
+    const inputs = await openai.responses.inputItems.list(created.id);
+    expect(inputs.data.map((item) => (item.type === 'message' ? item.content : null))).toEqual([
+      [{ type: 'input_text', text: QUESTION }],
+    ]);
+  });
+
+  it('streams, and picks a dropped stream up again from its last sequence number', { timeout: 90_000 }, async () => {
+    const openai = client(tokens.alice);
+    const first: { type: string; sequence_number: number }[] = [];
+    const stream = await openai.responses.create({ model: 'quarry', input: QUESTION, stream: true, background: true });
+    let id = '';
+    for await (const event of stream) {
+      first.push(event);
+      if (event.type === 'response.created') id = event.response.id;
+      // Drop the connection while the research is still searching.
+      if (event.type === 'response.reasoning_summary_text.delta') break;
+    }
+    expect(id).toMatch(/^resp_/);
+    const last = first.at(-1)!.sequence_number;
+    const rest: { type: string; sequence_number: number; delta?: string }[] = [];
+    const resumed = await openai.responses.retrieve(id, { stream: true, starting_after: last });
+    for await (const event of resumed) rest.push(event);
+    const all = [...first, ...rest];
+    expect(all.map((event) => event.sequence_number)).toEqual(all.map((_, index) => index));
+    expect(all[0]!.type).toBe('response.created');
+    expect(all.at(-1)!.type).toBe('response.completed');
+    const streamed = rest
+      .filter((event) => event.type === 'response.output_text.delta')
+      .map((event) => event.delta)
+      .join('');
+    expect(streamed).toBe((await openai.responses.retrieve(id)).output_text);
+    // The same stream read again from the start is the same stream.
+    const replay: { type: string; sequence_number: number }[] = [];
+    for await (const event of await openai.responses.retrieve(id, { stream: true })) replay.push(event);
+    expect(replay.map((event) => `${event.sequence_number}:${event.type}`)).toEqual(
+      all.map((event) => `${event.sequence_number}:${event.type}`),
+    );
+  });
+
+  it('speaks the Responses wire format event by event over plain HTTP', { timeout: 90_000 }, async () => {
+    const events = await readSse(
+      `${server.url}/v1/responses`,
+      { authorization: `Bearer ${tokens.alice}` },
+      (seen) => seen.some((event) => /^response\.(completed|failed|incomplete)$/.test(event.event)),
+      {
+        model: 'quarry',
+        instructions: 'Answer for an engineer.',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: QUESTION }] }],
+        stream: true,
+      },
+    );
+    const types = events.map((event: SseEvent) => event.event);
+    for (const event of events) {
+      expect(event.data.type).toBe(event.event);
+      expect(Number.isInteger(event.data.sequence_number)).toBe(true);
+    }
+    expect(types.slice(0, 2)).toEqual(['response.created', 'response.in_progress']);
+    const order = (type: string) => types.indexOf(type);
+    expect(order('response.output_item.added')).toBeLessThan(order('response.reasoning_summary_part.added'));
+    expect(order('response.reasoning_summary_part.added')).toBeLessThan(order('response.reasoning_summary_text.delta'));
+    expect(order('response.content_part.added')).toBeLessThan(order('response.output_text.delta'));
+    expect(types.lastIndexOf('response.output_text.delta')).toBeLessThan(order('response.output_text.done'));
+    expect(order('response.output_text.done')).toBeLessThan(order('response.content_part.done'));
+    expect(types.at(-2)).toBe('response.output_item.done');
+    expect(types.at(-1)).toBe('response.completed');
+    const completed = events.at(-1)!.data.response;
+    expect(completed.status).toBe('completed');
+    expect(completed.instructions).toBe('Answer for an engineer.');
+    expect(completed.output.map((item: { type: string }) => item.type)).toEqual(['reasoning', 'message']);
+  });
+
+  it('continues a session with previous_response_id, and keeps users apart', { timeout: 90_000 }, async () => {
+    const openai = client(tokens.alice);
+    const first = await openai.responses.create({ model: 'quarry', input: QUESTION });
+    expect(first.status).toBe('completed');
+    const followUp = await openai.responses.create({
+      model: 'quarry',
+      input: 'When did La Rance open?',
+      previous_response_id: first.id,
+    });
+    expect(followUp.status).toBe('completed');
+    expect(followUp.previous_response_id).toBe(first.id);
+    expect(followUp.id).not.toBe(first.id);
+    const session = (response: unknown) => (response as { quarry_session_id: string }).quarry_session_id;
+    expect(session(followUp)).toBe(session(first));
+    expect(followUp.output_text.length).toBeGreaterThan(0);
+    expect(followUp.output_text).not.toBe(first.output_text);
+    // The first response still reads as it was.
+    expect((await openai.responses.retrieve(first.id)).output_text).toBe(first.output_text);
+    const inputs = await openai.responses.inputItems.list(followUp.id);
+    expect(inputs.data).toHaveLength(1);
+
+    const bob = client(tokens.bob);
+    await expect(bob.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      bob.responses.create({ model: 'quarry', input: 'And then?', previous_response_id: first.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(bob.responses.cancel(first.id)).rejects.toMatchObject({ status: 404 });
+    await expect(bob.responses.delete(first.id)).rejects.toMatchObject({ status: 404 });
+    await expect(openai.responses.retrieve('resp_forged')).rejects.toMatchObject({ status: 404 });
+    await expect(openai.responses.retrieve(`resp_999999_0_${session(first)}`)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('cancels a running response, which a later "continue" resumes; delete removes it', {
+    timeout: 90_000,
+  }, async () => {
+    const openai = client(tokens.alice);
+    const created = await openai.responses.create({ model: 'quarry', input: QUESTION, background: true });
+    const cancelled = await openai.responses.cancel(created.id);
+    expect(cancelled.status).toBe('cancelled');
+    expect((await openai.responses.retrieve(created.id)).status).toBe('cancelled');
+    const resumed = await openai.responses.create({
+      model: 'quarry',
+      input: 'continue',
+      previous_response_id: created.id,
+    });
+    expect(resumed.status).toBe('completed');
+    expect(resumed.output_text).toMatch(/tidal/i);
+    await openai.responses.delete(created.id);
+    await expect(openai.responses.retrieve(resumed.id)).rejects.toMatchObject({ status: 404 });
+  });
+});
