@@ -8,6 +8,7 @@ import { registerFork } from './commands/fork.ts';
 import { registerIndex } from './commands/index-documents.ts';
 import { registerLs } from './commands/ls.ts';
 import { registerManage } from './commands/manage.ts';
+import { registerMcp } from './commands/mcp.ts';
 import { registerMigrateStore } from './commands/migrate-store.ts';
 import { registerResume } from './commands/resume.ts';
 import { registerRun } from './commands/run.ts';
@@ -62,6 +63,7 @@ export function buildProgram(runtime: CliRuntime, setExitCode: (code: number) =>
   registerUsers(program, runtime);
   registerWorker(program, runtime);
   registerServe(program, runtime);
+  registerMcp(program, runtime);
   registerMigrateStore(program, runtime);
   return program;
 }

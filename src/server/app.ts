@@ -8,6 +8,7 @@ import { MAX_IMPORT_BYTES } from '../service/session-export.ts';
 import { QuarryError } from '../store/errors.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
+import { mcpHandler } from './mcp-http.ts';
 import { openAiRoutes } from './openai-compatible.ts';
 import { responsesRoutes } from './openai-responses.ts';
 import { guardRequests } from './request-guard.ts';
@@ -36,9 +37,9 @@ function isApiPath(path: string): boolean {
 }
 
 /**
- * The HTTP application: REST and SSE under /api, the OpenAI-compatible endpoint under /v1, the web
- * UI at /. Every request passes the request guard (Host, Origin, JSON bodies); /api and /v1 need a
- * user (a token, or the local user on a loopback server without users).
+ * The HTTP application: REST and SSE under /api, the OpenAI-compatible endpoints under /v1, MCP at
+ * /mcp, the web UI at /. Every request passes the request guard (Host, Origin, JSON bodies); /api,
+ * /v1 and /mcp need a user (a token, or the local user on a loopback server without users).
  */
 export function createApp(dependencies: ServerDependencies, options: { webRoot?: string } = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError });
@@ -51,6 +52,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   );
   app.use('/api/sessions/import', tooLarge(MAX_IMPORT_BYTES));
   app.use('/v1/*', tooLarge(4 * 1024 * 1024));
+  app.use('/mcp', tooLarge(4 * 1024 * 1024));
   app.use('/api/*', async (c, next) =>
     c.req.path === '/api/sessions/import' ? next() : tooLarge(1024 * 1024)(c, next),
   );
@@ -84,6 +86,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   app.route('/api/auth', publicAccountRoutes(dependencies));
   app.use('/api/*', authenticate(dependencies));
   app.use('/v1/*', authenticate(dependencies));
+  app.use('/mcp', authenticate(dependencies));
   const api = app
     .route('/api/auth', accountRoutes(dependencies))
     .route('/api/capabilities', capabilityRoutes(dependencies))
@@ -92,6 +95,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     .route('/api/sessions', sessionRoutes());
   app.route('/v1', openAiRoutes(dependencies));
   app.route('/v1', responsesRoutes(dependencies));
+  app.all('/mcp', mcpHandler);
 
   if (options.webRoot && existsSync(options.webRoot)) {
     const root = options.webRoot;

@@ -1,0 +1,24 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Context } from 'hono';
+import { createMcpServer } from './mcp.ts';
+import type { AppEnv } from './server-env.ts';
+
+/**
+ * MCP's Streamable HTTP transport at `/mcp`, stateless: each request gets a server for the
+ * authenticated user's context, so any server process sharing the store can answer any request,
+ * and nothing lives in memory between them (a research belongs to the runner, not the connection).
+ */
+export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
+  const server = createMcpServer(c.get('context'));
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: false,
+  });
+  await server.connect(transport);
+  // The request guard has read the body already: hand the transport what it parsed.
+  const parsedBody = c.req.method === 'POST' ? await c.req.json().catch(() => undefined) : undefined;
+  const response = await transport.handleRequest(c.req.raw, { parsedBody });
+  // The response may still be streaming (progress, then the result): close once the client has it all.
+  c.req.raw.signal.addEventListener('abort', () => void server.close(), { once: true });
+  return response;
+}

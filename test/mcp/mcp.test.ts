@@ -1,0 +1,171 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
+import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { testConfig } from '../support/test-config.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const fixtures = join(root, 'test', 'fixtures', 'corpus');
+const QUESTION = 'How does tidal power generate electricity?';
+const tokens = { alice: 'alice-mcp-token-0001', bob: 'bob-mcp-token-0002' };
+
+type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: any };
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'quarry-test', version: '1.0.0' });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as ToolResult;
+
+describe('MCP server', () => {
+  let database: TestDatabase;
+  let open: RunningServer;
+  let withUsers: RunningServer;
+  let usersDatabase: TestDatabase;
+
+  beforeAll(async () => {
+    database = await sqliteHarness.create();
+    usersDatabase = await sqliteHarness.create();
+    for (const name of ['alice', 'bob'] as const) {
+      const user = await usersDatabase.store.createUser({ name });
+      const tokenHash = createHash('sha256').update(tokens[name]).digest('hex');
+      await usersDatabase.store.addApiToken({ userId: user.id, tokenHash });
+    }
+    const config = testConfig({ QUARRY_DOCS: fixtures, QUARRY_PORT: '0' });
+    open = await startServer({ store: database.store, config, runner: true, heartbeatSeconds: 1 });
+    withUsers = await startServer({ store: usersDatabase.store, config, runner: true, heartbeatSeconds: 1 });
+  });
+  afterAll(async () => {
+    await open?.close();
+    await withUsers?.close();
+    await database?.destroy();
+    await usersDatabase?.destroy();
+  });
+
+  it('passes the MCP conformance suite’s server scenarios, but for its listed expected failures', {
+    timeout: 180_000,
+  }, async () => {
+    const suite = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+    const run = await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        join(root, 'test', 'mcp', 'node20-fs-glob.mjs'),
+        suite,
+        'server',
+        '--url',
+        `${open.url}/mcp`,
+        '--expected-failures',
+        join(root, 'test', 'mcp', 'expected-failures.yaml'),
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    const output = `${run.stdout}\n${run.stderr}`;
+    expect(output, output.slice(-3000)).not.toMatch(/Unexpected failures|Stale|now pass/i);
+    expect('code' in run ? run.code : 0, output.slice(-3000)).toBe(0);
+    for (const scenario of [
+      'server-initialize',
+      'tools-list',
+      'tools-call-error',
+      'prompts-list',
+      'dns-rebinding-protection',
+    ])
+      expect(output).toMatch(new RegExp(`✓ ${scenario}:`));
+  });
+
+  it('drives research over Streamable HTTP with a token; a run outlives its client; users stay apart', {
+    timeout: 90_000,
+  }, async () => {
+    const alice = await connect(`${withUsers.url}/mcp`, tokens.alice);
+    const tools = (await alice.listTools()).tools.map((tool) => tool.name).sort();
+    expect(tools).toEqual(['ask_followup', 'get_research', 'list_sessions', 'search_sources', 'start_research']);
+    const started = await call(alice, 'start_research', { question: QUESTION });
+    const sessionId = started.structuredContent.sessionId as string;
+    expect(sessionId).toBeTruthy();
+    // The client goes away at once; the research goes on without it.
+    await alice.close();
+
+    const again = await connect(`${withUsers.url}/mcp`, tokens.alice);
+    let state: ToolResult = await call(again, 'get_research', { sessionId });
+    await eventually(async () => {
+      state = await call(again, 'get_research', { sessionId });
+      return state.structuredContent.status === 'completed';
+    }, 60_000);
+    expect(state.structuredContent.report).toMatch(/tidal/i);
+    expect(state.structuredContent.sources.length).toBeGreaterThan(0);
+    const found = await call(again, 'search_sources', { sessionId, query: 'tidal' });
+    expect(found.structuredContent.sources.length).toBeGreaterThan(0);
+    const listed = await call(again, 'list_sessions', {});
+    expect(listed.structuredContent.sessions.map((session: { sessionId: string }) => session.sessionId)).toContain(
+      sessionId,
+    );
+    const report = await again.readResource({ uri: `quarry://sessions/${sessionId}/report` });
+    expect(report.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
+    expect((report.contents[0] as { text: string }).text).toBe(state.structuredContent.report);
+    const resources = (await again.listResources()).resources.map((resource) => resource.uri);
+    expect(resources).toContain(`quarry://sessions/${sessionId}/sources`);
+    const asked = await call(again, 'ask_followup', { sessionId, text: 'When did La Rance open?' });
+    expect(asked.structuredContent.kind).toBe('follow-up');
+    await eventually(
+      async () => (await call(again, 'get_research', { sessionId })).structuredContent.status === 'completed',
+    );
+
+    const bob = await connect(`${withUsers.url}/mcp`, tokens.bob);
+    const stolen = await call(bob, 'get_research', { sessionId });
+    expect(stolen.isError).toBe(true);
+    expect(stolen.content[0]?.text).toMatch(/^SESSION_NOT_FOUND/);
+    expect((await call(bob, 'list_sessions', {})).structuredContent.sessions).toEqual([]);
+    await expect(bob.readResource({ uri: `quarry://sessions/${sessionId}/report` })).rejects.toThrow();
+    await bob.close();
+    await again.close();
+    // No token, no MCP.
+    await expect(connect(`${withUsers.url}/mcp`)).rejects.toThrow();
+  });
+
+  it('serves stdio with quarry mcp: waits for a report, with progress notifications', { timeout: 90_000 }, async () => {
+    const home = mkdtempSync(join(tmpdir(), 'quarry-mcp-'));
+    cpSync(fixtures, join(home, 'docs'), { recursive: true });
+    const client = new Client({ name: 'quarry-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'bin', 'quarry.mjs'), 'mcp', '--docs', join(home, 'docs')],
+      env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_HOME: home },
+      stderr: 'pipe',
+    });
+    try {
+      await client.connect(transport);
+      const progress: string[] = [];
+      const done = (await client.callTool(
+        { name: 'start_research', arguments: { question: QUESTION, wait: true } },
+        undefined,
+        {
+          onprogress: (note) => progress.push(note.message ?? ''),
+          timeout: 60_000,
+        },
+      )) as ToolResult;
+      expect(done.isError).toBeFalsy();
+      expect(done.structuredContent.status).toBe('completed');
+      expect(done.structuredContent.report).toMatch(/tidal/i);
+      expect(progress.some((line) => line.startsWith('Searching: '))).toBe(true);
+      const prompt = await client.getPrompt({ name: 'research', arguments: { question: QUESTION } });
+      expect(JSON.stringify(prompt.messages)).toContain(QUESTION);
+    } finally {
+      await client.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
