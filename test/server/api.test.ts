@@ -413,7 +413,7 @@ describe('HTTP API', () => {
       reasoning += delta?.reasoning_content ?? '';
     }
     expect(content).toContain('1966');
-    expect(reasoning).toContain('[analyze]');
+    expect(reasoning).toContain('Analyze…');
     const sessions = (await api('/api/sessions')).body.sessions;
     expect(sessions).toHaveLength(1);
     // A new turn while the session is busy elsewhere is refused, not silently dropped.
