@@ -201,6 +201,29 @@ describe('OpenAI Responses API', () => {
     await expect(openai.responses.retrieve(`resp_999999_0_${session(first)}`)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('refuses bad requests clearly and stores nothing', async () => {
+    const post = (body: unknown) =>
+      fetch(`${server.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.bob}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const before = await database.store.listSessions({ limit: 500 });
+    for (const [body, status] of [
+      [{ input: [] }, 400],
+      [{ input: '' }, 400],
+      [{ input: [{ role: 'assistant', content: 'no question here' }] }, 400],
+      [{ input: 'x', background: 'yes' }, 400],
+      [{ input: 'nul \u0000 byte' }, 400],
+      [{ input: 'x', previous_response_id: 'resp_not_ours' }, 404],
+    ] as const) {
+      const response = await post(body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect((await response.json()).error.message).toBeTruthy();
+    }
+    expect((await database.store.listSessions({ limit: 500 })).sessions).toHaveLength(before.sessions.length);
+  });
+
   it('cancels a running response, which a later "continue" resumes; delete removes it', {
     timeout: 90_000,
   }, async () => {
