@@ -32,6 +32,8 @@ await build({
     main: 'src/cli/main.ts',
     // Started as worker threads by the extract pool, which finds it beside itself.
     'extract-worker': 'src/providers/search/local-corpus/extract-worker.ts',
+    // `quarry/langgraph`: the checkpoint saver, importing the application's own LangGraph packages.
+    langgraph: 'src/langgraph/index.ts',
   },
   outdir: 'dist/cli',
   bundle: true,
@@ -43,7 +45,7 @@ await build({
   logLevel: 'warning',
   // The runtime dependencies (native modules, and packages that load files of their own at run
   // time) stay in node_modules; everything else is bundled, so they are all an install needs.
-  external: [...Object.keys(manifest.dependencies), 'pg-native'],
+  external: [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies ?? {}), 'pg-native'],
   plugins: [englishOnlyZod],
   // Bundled CommonJS dependencies call require(); ES modules have none of their own.
   banner: {

@@ -6,9 +6,10 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
+import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
 import { openDriver, openStore } from '../../src/store/open-store.ts';
 import { formatMs, median, printTable, tempFolder, timeMs } from '../bench-lib.ts';
-import { langGraphContender, payloads } from './contenders.ts';
+import { langGraph, langGraphContender, payloads } from './contenders.ts';
 
 async function timed(work: () => Promise<unknown> | unknown, runs = 20): Promise<number> {
   for (let warm = 0; warm < 3; warm++) await work();
@@ -98,6 +99,32 @@ async function langGraphListing(count: number): Promise<number> {
   }
 }
 
+/** LangGraph threads on QuarrySaver are Quarry sessions: the store lists them, then each thread's state is loaded. */
+async function quarrySaverListing(count: number): Promise<number> {
+  const folder = tempFolder('list-quarry-saver');
+  try {
+    const saver = await QuarrySaver.open(join(folder.path, 'quarry.db'));
+    const store = await openStore({ db: join(folder.path, 'quarry.db') });
+    try {
+      const step = payloads(1);
+      for (let index = 0; index < count; index++)
+        await langGraph(step, [])
+          .compile({ checkpointer: saver })
+          .invoke({ target: 1 }, { configurable: { thread_id: `s-${index}` } });
+      return await timed(async () => {
+        const { sessions } = await store.listSessions({ ownerId: 'local', limit: 50 });
+        for (const session of sessions)
+          await saver.getTuple({ configurable: { thread_id: session.title.replace('LangGraph thread ', '') } });
+      }, 5);
+    } finally {
+      await store.close();
+      await saver.close();
+    }
+  } finally {
+    folder.remove();
+  }
+}
+
 function bareListing(count: number): number {
   const folder = tempFolder('list-bare');
   try {
@@ -131,6 +158,11 @@ export async function run(): Promise<void> {
     'LangGraph SqliteSaver',
     formatMs(await langGraphListing(1_000)),
     'not run: creating 100,000 threads one run at a time was too slow for this run',
+  ]);
+  rows.push([
+    'LangGraph on QuarrySaver (SQLite)',
+    formatMs(await quarrySaverListing(1_000)),
+    `${formatMs(await quarrySaverListing(10_000))} at 10,000 threads (each made by a graph run)`,
   ]);
   rows.push(['JSON file per session', formatMs(await jsonListing(1_000)), formatMs(await jsonListing(100_000))]);
   rows.push(['bare SQLite table (floor)', formatMs(bareListing(1_000)), formatMs(bareListing(100_000))]);

@@ -12,7 +12,13 @@ const REPEATS = 5;
 export async function run(): Promise<void> {
   const rows: string[][] = [];
   const big = payloads(10_000, 9);
-  for (const contender of [quarry('sqlite'), langGraphContender('sqlite'), jsonFile, bareSqlite] as Contender[]) {
+  for (const contender of [
+    quarry('sqlite'),
+    langGraphContender('sqlite'),
+    langGraphContender('sqlite', 'quarry'),
+    jsonFile,
+    bareSqlite,
+  ] as Contender[]) {
     const row = [contender.name];
     for (const count of [200, 10_000]) {
       const folder = tempFolder('resume-compare');
@@ -23,7 +29,7 @@ export async function run(): Promise<void> {
             join(folder.path, 'session-1.json'),
             JSON.stringify({ id: 'session-1', steps: big.map((output, index) => ({ key: `step-${index}`, output })) }),
           );
-        } else if (contender.name.startsWith('LangGraph') && count > 200) {
+        } else if (contender.name === 'LangGraph SqliteSaver' && count > 200) {
           row.push(
             'not run: a checkpoint per step holds the whole state, so 10,000 steps would need ~500 GB (199 MB at 200 steps, growing with the square)',
           );

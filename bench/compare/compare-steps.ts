@@ -35,10 +35,12 @@ export async function run(): Promise<void> {
   const contenders: [Contender, boolean][] = [
     [quarry('sqlite'), false],
     [langGraphContender('sqlite'), false],
+    [langGraphContender('sqlite', 'quarry'), false],
     [jsonFile, false],
     [bareSqlite, false],
     [quarry('postgres'), true],
     [langGraphContender('postgres'), true],
+    [langGraphContender('postgres', 'quarry'), true],
   ];
   const steps = payloads(200);
   const payloadBytes = (count: number) =>

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Runner } from '../../src/engine/runner.ts';
 import { type Workflow, WorkflowRegistry } from '../../src/engine/workflow.ts';
+import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { folderBytes, pageText, seededRandom } from '../bench-lib.ts';
 
@@ -121,7 +122,7 @@ const GraphState = Annotation.Root({
   target: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
 });
 
-function langGraph(steps: StepPayload[], starts: number[]) {
+export function langGraph(steps: StepPayload[], starts: number[]) {
   return new StateGraph(GraphState)
     .addNode('work', (state) => {
       starts.push(performance.now());
@@ -131,8 +132,17 @@ function langGraph(steps: StepPayload[], starts: number[]) {
     .addConditionalEdges('work', (state) => (state.count < state.target ? 'work' : END));
 }
 
-export function langGraphContender(backend: 'sqlite' | 'postgres'): Contender {
+/**
+ * The same LangGraph graph on a checkpointer: LangGraph's own (SqliteSaver, PostgresSaver), or
+ * Quarry's store through `quarry/langgraph` (`QuarrySaver`).
+ */
+export function langGraphContender(
+  backend: 'sqlite' | 'postgres',
+  saverKind: 'langgraph' | 'quarry' = 'langgraph',
+): Contender {
   const saverFor = async (location: string) => {
+    if (saverKind === 'quarry')
+      return QuarrySaver.open(backend === 'sqlite' ? join(location, 'quarry-saver.db') : location);
     if (backend === 'sqlite') return SqliteSaver.fromConnString(join(location, 'langgraph.db'));
     const saver = PostgresSaver.fromConnString(withoutSchema(location), { schema: schemaOf(location) });
     await saver.setup();
@@ -140,9 +150,13 @@ export function langGraphContender(backend: 'sqlite' | 'postgres'): Contender {
   };
   const closeSaver = async (saver: unknown) => {
     if (saver instanceof PostgresSaver) await saver.end();
+    if (saver instanceof QuarrySaver) await saver.close();
   };
   return {
-    name: `LangGraph ${backend === 'sqlite' ? 'SqliteSaver' : 'PostgresSaver'}`,
+    name:
+      saverKind === 'quarry'
+        ? `LangGraph on QuarrySaver (${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`
+        : `LangGraph ${backend === 'sqlite' ? 'SqliteSaver' : 'PostgresSaver'}`,
     async run(location, session, steps) {
       const saver = await saverFor(location);
       const starts: number[] = [];
@@ -159,8 +173,13 @@ export function langGraphContender(backend: 'sqlite' | 'postgres'): Contender {
       }
     },
     async bytes(location) {
-      if (backend === 'sqlite') return folderBytes(location);
-      return postgresSchemaBytes(location);
+      if (backend === 'postgres') return postgresSchemaBytes(location);
+      // The same measure for every SQLite store: its pages after the write-ahead log is folded in.
+      const file = join(location, saverKind === 'quarry' ? 'quarry-saver.db' : 'langgraph.db');
+      const database = new Database(file);
+      database.pragma('wal_checkpoint(TRUNCATE)');
+      database.close();
+      return folderBytes(location);
     },
     async resume(location, session) {
       const started = performance.now();

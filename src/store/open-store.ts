@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { isPostgresUrl } from '../config/quarry-config.ts';
 import { type RetryOptions, withRetry } from '../shared/retry.ts';
+import type { CheckpointTables } from './checkpoint-tables.ts';
 import { migrateOrThrow } from './migrations/run-migrations.ts';
 import type { SqlDriver } from './sql/sql-driver.ts';
 import { SqlStore } from './sql/sql-store.ts';
@@ -40,11 +41,23 @@ export async function openDriver(location: string, options: Omit<OpenStoreOption
   return driver;
 }
 
+/** A store and LangGraph's checkpoint tables on the same connection (for `quarry/langgraph`). */
+export async function openCheckpointStore(
+  options: OpenStoreOptions,
+): Promise<{ store: Store; tables: CheckpointTables }> {
+  const sql = await openSqlStore(options);
+  return { store: validatingStore(sql), tables: sql.checkpointTables() };
+}
+
 /**
  * Opens (creating and migrating on first use) the store at the configured location, with input
  * validation in front of the backend.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  return validatingStore(await openSqlStore(options));
+}
+
+async function openSqlStore(options: OpenStoreOptions): Promise<SqlStore> {
   // `:memory:` is SQLite's in-memory database, not a file in the working folder.
   const location = isPostgresUrl(options.db) || options.db === ':memory:' ? options.db : resolve(options.db);
   return withRetry(
@@ -52,7 +65,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       const driver = await openDriver(location, options);
       try {
         const version = await migrateOrThrow(driver, { targetVersion: options.targetSchemaVersion });
-        return validatingStore(new SqlStore(driver, version));
+        return new SqlStore(driver, version);
       } catch (error) {
         await driver.close().catch(() => undefined);
         throw error;

@@ -89,4 +89,43 @@ describe('the packed package, installed in an empty folder', () => {
       server.kill('SIGTERM');
     }
   });
+
+  it('gives LangGraph.js apps quarry/langgraph, with their own LangGraph packages', () => {
+    // The application brings @langchain/core and @langchain/langgraph-checkpoint (optional peers).
+    const versions = JSON.parse(
+      execFileSync('node', ['-p', 'JSON.stringify(require("./package.json").devDependencies)'], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    ) as Record<string, string>;
+    execFileSync(
+      npm,
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        `@langchain/core@${versions['@langchain/core']}`,
+        `@langchain/langgraph-checkpoint@${versions['@langchain/langgraph-checkpoint']}`,
+      ],
+      { cwd: folder, stdio: 'ignore', timeout: 600_000 },
+    );
+    const script = `
+      import { QuarrySaver } from 'quarry/langgraph';
+      import { emptyCheckpoint } from '@langchain/langgraph-checkpoint';
+      const saver = await QuarrySaver.open(process.argv[2]);
+      const checkpoint = { ...emptyCheckpoint(), id: '1ef00000-0000-6000-8000-000000000001', channel_values: { log: ['a'] }, channel_versions: { log: 1 } };
+      await saver.put({ configurable: { thread_id: 't1', checkpoint_ns: '' } }, checkpoint, { source: 'input', step: -1, parents: {} }, { log: 1 });
+      const tuple = await saver.getTuple({ configurable: { thread_id: 't1' } });
+      console.log(JSON.stringify(tuple.checkpoint.channel_values));
+      await saver.close();
+    `;
+    writeFileSync(join(folder, 'saver.mjs'), script);
+    const db = join(folder, 'langgraph.db');
+    const run = spawnSync('node', ['saver.mjs', db], { cwd: folder, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('{"log":["a"]}');
+    // The thread is a Quarry session.
+    const listed = spawnSync(quarry, ['--db', db, 'ls'], { env: env(), encoding: 'utf8' });
+    expect(listed.stdout).toContain('LangGraph thread t1');
+  }, 660_000);
 });

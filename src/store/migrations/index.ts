@@ -4,6 +4,7 @@ import { localCorpus } from './003-local-corpus.ts';
 import { linksTokensLeaseOwners } from './004-links-tokens-lease-owners.ts';
 import { corpusFields } from './005-corpus-fields.ts';
 import { journalFunctions } from './006-journal-functions.ts';
+import { langGraphCheckpoints } from './007-langgraph-checkpoints.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -14,6 +15,7 @@ export const migrations: readonly Migration[] = [
   linksTokensLeaseOwners,
   corpusFields,
   journalFunctions,
+  langGraphCheckpoints,
 ];
 
 export const latestSchemaVersion = migrations.length;

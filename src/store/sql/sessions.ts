@@ -211,7 +211,18 @@ export async function deleteSessionInTx(tx: SqlExecutor, sessionId: string): Pro
   const hashes = await tx.query<{ hash: string }>('SELECT hash FROM blob_refs WHERE session_id = ?', [sessionId]);
   // Children first: SQLite and PostgreSQL both cascade, but explicit deletes keep the order obvious
   // and avoid relying on cascade paths through runs.
-  for (const table of ['events', 'inbox', 'sources', 'messages', 'steps', 'runs', 'blob_refs']) {
+  for (const table of [
+    'events',
+    'inbox',
+    'sources',
+    'messages',
+    'steps',
+    'runs',
+    'lg_writes',
+    'lg_channel_values',
+    'lg_checkpoints',
+    'blob_refs',
+  ]) {
     await tx.query(`DELETE FROM ${table} WHERE session_id = ?`, [sessionId]);
   }
   const [deleted] = await tx.query<{ owner_id: string }>('DELETE FROM sessions WHERE id = ? RETURNING owner_id', [

@@ -1,3 +1,4 @@
+import type { CheckpointTables } from '../checkpoint-tables.ts';
 import type {
   AppendMessageInput,
   BeginStepInput,
@@ -27,6 +28,7 @@ import type {
   UpsertDocumentInput,
   UpsertSourceInput,
 } from '../store.ts';
+import { checkpointTables } from './checkpoints.ts';
 import { putBlobInTx } from './codec.ts';
 import { readSession, type SqlContext, touchSession } from './context.ts';
 import {
@@ -111,6 +113,11 @@ export class SqlStore implements Store {
         this.emitEvents(sessionId, Number(offset), owner.length > 0 ? owner.join(':') : undefined);
       else void this.pollSubscribedOffsets();
     });
+  }
+
+  /** LangGraph's checkpoint tables on this store's connection (`quarry/langgraph`), outside the Store interface. */
+  checkpointTables(): CheckpointTables {
+    return checkpointTables(this.ctx);
   }
 
   info(): StoreInfo {

@@ -1,0 +1,194 @@
+import type {
+  ChannelValueRow,
+  CheckpointRow,
+  CheckpointTables,
+  ListCheckpointsOptions,
+  PutCheckpointInput,
+  WriteRow,
+} from '../checkpoint-tables.ts';
+import { decodeObject, encodeJson, putBlobInTx } from './codec.ts';
+import type { SqlContext } from './context.ts';
+
+type Row = Record<string, unknown>;
+
+const bytes = (value: unknown): Uint8Array => (value instanceof Uint8Array ? value : Buffer.from(String(value)));
+const blob = (column: string) => `(SELECT data FROM blobs WHERE hash = ${column})`;
+
+const CHECKPOINT_SELECT = `SELECT c.session_id, s.external_id, c.checkpoint_ns, c.checkpoint_id, c.parent_id, c.body_type,
+  ${blob('c.body_blob')} AS body, c.metadata, c.value_refs
+  FROM lg_checkpoints c JOIN sessions s ON s.id = c.session_id`;
+
+function toCheckpoint(row: Row): CheckpointRow {
+  return {
+    sessionId: String(row.session_id),
+    threadId: String(row.external_id ?? '').replace(/^langgraph:/, ''),
+    ns: String(row.checkpoint_ns),
+    id: String(row.checkpoint_id),
+    parentId: (row.parent_id as string | null) ?? null,
+    bodyType: String(row.body_type),
+    body: bytes(row.body),
+    metadata: String(row.metadata),
+    valueRefs: decodeObject(row.value_refs) as Record<string, string>,
+  };
+}
+
+/** LangGraph's checkpoint tables, in SQL written once for both databases. */
+export function checkpointTables(ctx: SqlContext): CheckpointTables {
+  return {
+    putCheckpoint: (input: PutCheckpointInput) =>
+      ctx.driver.transaction(async (tx) => {
+        const body = await putBlobInTx(tx, ctx.now, input.sessionId, input.body);
+        for (const value of input.values) {
+          const hash = await putBlobInTx(tx, ctx.now, input.sessionId, value.value);
+          await tx.query(
+            `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (session_id, checkpoint_ns, channel, version, origin) DO UPDATE SET value_type = excluded.value_type,
+               value_blob = excluded.value_blob, base_version = excluded.base_version, base_origin = excluded.base_origin`,
+            [
+              input.sessionId,
+              input.ns,
+              value.channel,
+              value.version,
+              input.id,
+              value.valueType,
+              hash,
+              value.baseVersion,
+              value.baseOrigin,
+            ],
+          );
+        }
+        await tx.query(
+          `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})
+           ON CONFLICT (session_id, checkpoint_ns, checkpoint_id)
+           DO UPDATE SET parent_id = excluded.parent_id, body_type = excluded.body_type, body_blob = excluded.body_blob,
+             metadata = excluded.metadata, value_refs = excluded.value_refs`,
+          [
+            input.sessionId,
+            input.ns,
+            input.id,
+            input.parentId,
+            input.bodyType,
+            body,
+            input.metadata,
+            encodeJson(input.valueRefs),
+          ],
+        );
+        await tx.query(`UPDATE sessions SET updated_at = ${ctx.now} WHERE id = ?`, [input.sessionId]);
+      }),
+
+    async getCheckpoint(sessionId, ns, id) {
+      const rows = await ctx.driver.query<Row>(
+        id === undefined
+          ? `${CHECKPOINT_SELECT} WHERE c.session_id = ? AND c.checkpoint_ns = ? ORDER BY c.checkpoint_id DESC LIMIT 1`
+          : `${CHECKPOINT_SELECT} WHERE c.session_id = ? AND c.checkpoint_ns = ? AND c.checkpoint_id = ?`,
+        id === undefined ? [sessionId, ns] : [sessionId, ns, id],
+      );
+      return rows[0] ? toCheckpoint(rows[0]) : null;
+    },
+
+    async listCheckpoints(options: ListCheckpointsOptions) {
+      const where: string[] = ["s.workflow_name = 'langgraph'"];
+      const params: unknown[] = [];
+      const add = (clause: string, ...values: unknown[]) => {
+        where.push(clause);
+        params.push(...values);
+      };
+      if (options.sessionId !== undefined) add('c.session_id = ?', options.sessionId);
+      if (options.ns !== undefined) add('c.checkpoint_ns = ?', options.ns);
+      if (options.id !== undefined) add('c.checkpoint_id = ?', options.id);
+      if (options.before !== undefined) add('c.checkpoint_id < ?', options.before);
+      if (options.after) {
+        const { sessionId, ns, id } = options.after;
+        add(
+          '(c.session_id > ? OR (c.session_id = ? AND (c.checkpoint_ns > ? OR (c.checkpoint_ns = ? AND c.checkpoint_id < ?))))',
+          sessionId,
+          sessionId,
+          ns,
+          ns,
+          id,
+        );
+      }
+      const rows = await ctx.driver.query<Row>(
+        `${CHECKPOINT_SELECT} WHERE ${where.join(' AND ')}
+         ORDER BY c.session_id, c.checkpoint_ns, c.checkpoint_id DESC LIMIT ?`,
+        [...params, options.limit],
+      );
+      return rows.map(toCheckpoint);
+    },
+
+    async valueRefs(sessionId, ns, id) {
+      const rows = await ctx.driver.query<Row>(
+        'SELECT value_refs FROM lg_checkpoints WHERE session_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?',
+        [sessionId, ns, id],
+      );
+      return rows[0] ? (decodeObject(rows[0].value_refs) as Record<string, string>) : null;
+    },
+
+    async channelValues(sessionId, ns, channels) {
+      if (channels.length === 0) return [];
+      const rows = await ctx.driver.query<Row>(
+        `SELECT channel, version, origin, value_type, ${blob('value_blob')} AS value, base_version, base_origin FROM lg_channel_values
+         WHERE session_id = ? AND checkpoint_ns = ? AND channel IN (${channels.map(() => '?').join(', ')})`,
+        [sessionId, ns, ...channels],
+      );
+      return rows.map(
+        (row): ChannelValueRow => ({
+          channel: String(row.channel),
+          version: String(row.version),
+          origin: String(row.origin),
+          valueType: String(row.value_type),
+          value: bytes(row.value),
+          baseVersion: (row.base_version as string | null) ?? null,
+          baseOrigin: (row.base_origin as string | null) ?? null,
+        }),
+      );
+    },
+
+    putWrites: (sessionId, ns, checkpointId, writes) =>
+      ctx.driver.transaction(async (tx) => {
+        for (const write of writes) {
+          const hash = await putBlobInTx(tx, ctx.now, sessionId, write.value);
+          await tx.query(
+            `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (session_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
+               write.idx < 0
+                 ? 'DO UPDATE SET channel = excluded.channel, value_type = excluded.value_type, value_blob = excluded.value_blob, task_path = excluded.task_path'
+                 : 'DO NOTHING'
+             }`,
+            [
+              sessionId,
+              ns,
+              checkpointId,
+              write.taskId,
+              write.idx,
+              write.channel,
+              write.valueType,
+              hash,
+              write.taskPath,
+            ],
+          );
+        }
+      }),
+
+    async readWrites(sessionId, ns, checkpointId) {
+      const rows = await ctx.driver.query<Row>(
+        `SELECT task_id, idx, channel, value_type, ${blob('value_blob')} AS value, task_path FROM lg_writes
+         WHERE session_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
+        [sessionId, ns, checkpointId],
+      );
+      return rows.map(
+        (row): WriteRow => ({
+          taskId: String(row.task_id),
+          idx: Number(row.idx),
+          channel: String(row.channel),
+          valueType: String(row.value_type),
+          value: bytes(row.value),
+          taskPath: String(row.task_path),
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
+import { postgresSkipReason, postgresTestUrl } from '../../src/store/postgres/postgres-harness.ts';
+import { saverLocation } from './saver-initializer.ts';
+
+const State = Annotation.Root({
+  log: Annotation<{ step: number; text: string }[]>({
+    reducer: (current, update) => current.concat(update),
+    default: () => [],
+  }),
+  count: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
+  target: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
+});
+
+/** ~10 KB of text that does not compress to nothing, different for every step. */
+const page = (step: number) =>
+  Array.from(
+    { length: 160 },
+    (_, index) => `${step}-${index}-${((step * 7919 + index * 104729) % 1_000_003).toString(36)}`,
+  )
+    .join(' ')
+    .padEnd(10_000, '.');
+
+function graph() {
+  return new StateGraph(State)
+    .addNode('work', (state) => ({ log: [{ step: state.count, text: page(state.count) }], count: state.count + 1 }))
+    .addEdge(START, 'work')
+    .addConditionalEdges('work', (state) => (state.count < state.target ? 'work' : END));
+}
+
+for (const backend of ['sqlite', 'postgres'] as const) {
+  const skip = backend === 'postgres' ? postgresSkipReason() : null;
+  describe.skipIf(skip !== null)(`QuarrySaver on ${backend}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+    const open = async () => {
+      const { location, drop } = saverLocation(backend);
+      const saver = await QuarrySaver.open(location);
+      cleanups.push(drop, () => saver.close());
+      return { saver, location };
+    };
+
+    it('stores 200 appending steps of ~10 KB in at most 1.5× their size, and reads the state back whole', {
+      timeout: 120_000,
+    }, async () => {
+      const { saver, location } = await open();
+      const app = graph().compile({ checkpointer: saver });
+      const config = { configurable: { thread_id: 'research-1' }, recursionLimit: 500 };
+      await app.invoke({ target: 200 }, config);
+      const payload = Array.from(
+        { length: 200 },
+        (_, step) => JSON.stringify({ step, text: page(step) }).length,
+      ).reduce((sum, size) => sum + size);
+      // What the store holds for the thread: its blobs (checkpoints, channel versions, writes).
+      const store = await openStore({ db: location });
+      cleanups.push(() => store.close());
+      const [session] = (await store.listSessions({ ownerId: 'local' })).sessions;
+      expect(session?.title).toBe('LangGraph thread research-1');
+      const stored = await saver.getTuple({ configurable: { thread_id: 'research-1' } });
+      const log = stored?.checkpoint.channel_values.log as { step: number; text: string }[];
+      expect(log).toHaveLength(200);
+      expect(log.map((entry) => entry.step)).toEqual(Array.from({ length: 200 }, (_, step) => step));
+      expect(log[123]?.text).toBe(page(123));
+      const bytes = await scalar(location, 'SELECT COALESCE(SUM(size), 0) AS n FROM blobs');
+      expect(bytes / payload).toBeLessThanOrEqual(1.5);
+      // The log grew by appending: every version after the first is stored as its new item only.
+      expect(
+        await scalar(
+          location,
+          "SELECT COUNT(*) AS n FROM lg_channel_values WHERE channel = 'log' AND base_version IS NOT NULL",
+        ),
+      ).toBe(199);
+      // And the state LangGraph itself reads back is the same.
+      expect(((await app.getState(config)).values.log as unknown[]).length).toBe(200);
+    });
+
+    it('forks from an earlier checkpoint exactly as LangGraph’s in-memory saver does', {
+      timeout: 60_000,
+    }, async () => {
+      const { saver } = await open();
+      const fork = async (checkpointer: BaseCheckpointSaver) => {
+        const app = graph().compile({ checkpointer });
+        const config = { configurable: { thread_id: 'forked' }, recursionLimit: 100 };
+        await app.invoke({ target: 10 }, config);
+        const history = [];
+        for await (const state of app.getStateHistory(config)) history.push(state);
+        const early = history.find((state) => state.values.count === 4)!;
+        // Continue from step 4 toward another target: a new branch of the same thread.
+        await app.invoke(null, { ...(await app.updateState(early.config, { target: 6 })), recursionLimit: 100 });
+        const end = history.find((state) => state.values.count === 10)!;
+        const branches = [];
+        for await (const state of app.getStateHistory(config)) branches.push(state.values);
+        return { latest: (await app.getState(config)).values, end: (await app.getState(end.config)).values, branches };
+      };
+      const expected = await fork(new MemorySaver());
+      const actual = await fork(saver);
+      expect(actual.latest).toEqual(expected.latest);
+      expect(actual.end).toEqual(expected.end);
+      expect(actual.branches).toEqual(expected.branches);
+      expect((actual.end.log as unknown[]).length).toBe(10);
+    });
+
+    it('is a Quarry session: listed with the local user’s sessions, removed by deleteThread', async () => {
+      const { saver, location } = await open();
+      await graph()
+        .compile({ checkpointer: saver })
+        .invoke({ target: 3 }, { configurable: { thread_id: 'listed' } });
+      const store = await openStore({ db: location });
+      cleanups.push(() => store.close());
+      const [session] = (await store.listSessions({ ownerId: 'local' })).sessions;
+      expect(session).toMatchObject({ title: 'LangGraph thread listed', workflow: { name: 'langgraph' } });
+      await saver.deleteThread('listed');
+      expect((await store.listSessions({ ownerId: 'local' })).sessions).toEqual([]);
+      expect(await scalar(location, 'SELECT COUNT(*) AS n FROM blobs')).toBe(0);
+      expect(await saver.getTuple({ configurable: { thread_id: 'listed' } })).toBeUndefined();
+    });
+  });
+}
+
+/** One number from the store behind a saver, read on a connection of its own. */
+async function scalar(location: string, sql: string): Promise<number> {
+  if (!location.startsWith('postgres')) {
+    const database = new Database(location, { readonly: true });
+    try {
+      return Number((database.prepare(sql).get() as { n: number }).n);
+    } finally {
+      database.close();
+    }
+  }
+  const url = new URL(location);
+  const raw = new PostgresDriver(postgresTestUrl!, { schema: url.searchParams.get('schema')! });
+  try {
+    return Number((await raw.query<{ n: number }>(sql))[0]?.n ?? 0);
+  } finally {
+    await raw.close();
+  }
+}
