@@ -270,7 +270,16 @@ export class QuarrySaver extends BaseCheckpointSaver {
   private async toTuple(row: CheckpointRow): Promise<CheckpointTuple> {
     const body = (await this.load(row.bodyType, row.body)) as Omit<Checkpoint, 'channel_values'>;
     const versions = body.channel_versions ?? {};
-    const history = await this.tables.channelValues(row.sessionId, row.ns, Object.keys(versions));
+    // The values the checkpoint refers to; the whole history only of channels stored as appends.
+    const wanted = Object.entries(versions).flatMap(([channel, version]) =>
+      row.valueRefs[channel] ? [{ channel, version: String(version), origin: row.valueRefs[channel] }] : [],
+    );
+    const exact = await this.tables.channelValuesAt(row.sessionId, row.ns, wanted);
+    const grown = [...new Set(exact.filter((value) => value.baseVersion !== null).map((value) => value.channel))];
+    const history = [
+      ...exact.filter((value) => value.baseVersion === null),
+      ...(await this.tables.channelValues(row.sessionId, row.ns, grown)),
+    ];
     const channelValues: Record<string, unknown> = {};
     for (const [channel, version] of Object.entries(versions)) {
       const origin = row.valueRefs[channel];

@@ -73,6 +73,12 @@ export interface CheckpointTables {
   listCheckpoints(options: ListCheckpointsOptions): Promise<CheckpointRow[]>;
   /** A checkpoint's value references alone (cheap: no blobs read), or null. */
   valueRefs(sessionId: string, ns: string, id: string): Promise<Record<string, string> | null>;
+  /** The values stored as these (channel, version, origin): what a checkpoint refers to. */
+  channelValuesAt(
+    sessionId: string,
+    ns: string,
+    wanted: { channel: string; version: string; origin: string }[],
+  ): Promise<ChannelValueRow[]>;
   /** Every stored version of these channels (enough to rebuild any appended value). */
   channelValues(sessionId: string, ns: string, channels: string[]): Promise<ChannelValueRow[]>;
   /**

@@ -32,6 +32,21 @@ function toCheckpoint(row: Row): CheckpointRow {
   };
 }
 
+const VALUE_SELECT = `SELECT channel, version, origin, value_type, ${blob('value_blob')} AS value, base_version, base_origin
+  FROM lg_channel_values`;
+
+function toValue(row: Row): ChannelValueRow {
+  return {
+    channel: String(row.channel),
+    version: String(row.version),
+    origin: String(row.origin),
+    valueType: String(row.value_type),
+    value: bytes(row.value),
+    baseVersion: (row.base_version as string | null) ?? null,
+    baseOrigin: (row.base_origin as string | null) ?? null,
+  };
+}
+
 /** LangGraph's checkpoint tables, in SQL written once for both databases. */
 export function checkpointTables(ctx: SqlContext): CheckpointTables {
   return {
@@ -126,26 +141,23 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
       return rows[0] ? (decodeObject(rows[0].value_refs) as Record<string, string>) : null;
     },
 
+    async channelValuesAt(sessionId, ns, wanted) {
+      if (wanted.length === 0) return [];
+      const rows = await ctx.driver.query<Row>(
+        `${VALUE_SELECT} WHERE session_id = ? AND checkpoint_ns = ? AND (${wanted.map(() => '(channel = ? AND version = ? AND origin = ?)').join(' OR ')})`,
+        [sessionId, ns, ...wanted.flatMap((each) => [each.channel, each.version, each.origin])],
+      );
+      return rows.map(toValue);
+    },
+
     async channelValues(sessionId, ns, channels) {
       if (channels.length === 0) return [];
       const rows = await ctx.driver.query<Row>(
-        `SELECT channel, version, origin, value_type, ${blob('value_blob')} AS value, base_version, base_origin FROM lg_channel_values
-         WHERE session_id = ? AND checkpoint_ns = ? AND channel IN (${channels.map(() => '?').join(', ')})`,
+        `${VALUE_SELECT} WHERE session_id = ? AND checkpoint_ns = ? AND channel IN (${channels.map(() => '?').join(', ')})`,
         [sessionId, ns, ...channels],
       );
-      return rows.map(
-        (row): ChannelValueRow => ({
-          channel: String(row.channel),
-          version: String(row.version),
-          origin: String(row.origin),
-          valueType: String(row.value_type),
-          value: bytes(row.value),
-          baseVersion: (row.base_version as string | null) ?? null,
-          baseOrigin: (row.base_origin as string | null) ?? null,
-        }),
-      );
+      return rows.map(toValue);
     },
-
     putWrites: (sessionId, ns, checkpointId, writes) =>
       ctx.driver.transaction(async (tx) => {
         for (const write of writes) {
