@@ -173,55 +173,73 @@ export class QuarrySaver extends BaseCheckpointSaver {
   ): Promise<RunnableConfig> {
     const threadId = required(config, 'thread_id', 'put a checkpoint');
     const ns = String(config.configurable?.checkpoint_ns ?? '');
-    const sessionId = (await this.sessionOf(threadId, true))!;
-    const { channel_values: values, ...body } = checkpoint;
     const parentId = (config.configurable?.checkpoint_id as string | undefined) ?? null;
-    const parentRefs = parentId ? await this.refsOf(sessionId, ns, parentId) : {};
-    const valueRefs: Record<string, string> = {};
-    const stored: Parameters<CheckpointTables['putCheckpoint']>[0]['values'] = [];
+    const { channel_values: values, ...body } = checkpoint;
+    // Everything is serialized before the first await: LangGraph goes on with the next step (and may
+    // change the state's arrays) while a checkpoint is being written.
+    const inherited: string[] = [];
+    const serialized: { channel: string; version: string; bytes: Promise<[string, Uint8Array]>; base: Grown | null }[] =
+      [];
     for (const [channel, value] of Object.entries(values as Record<string, unknown>)) {
       const version = checkpoint.channel_versions[channel];
       if (version === undefined) continue;
       // Only new versions are stored; a value this checkpoint did not change is the one its parent refers to.
       if (!(channel in newVersions)) {
-        if (parentRefs[channel]) valueRefs[channel] = parentRefs[channel];
+        inherited.push(channel);
         continue;
       }
-      valueRefs[channel] = checkpoint.id;
-      const key = `${sessionId}\u0000${ns}\u0000${channel}`;
+      const key = `${threadId}\u0000${ns}\u0000${channel}`;
       const before = this.grown.get(key);
-      // Grown by appending: a new array whose first items are the very items of the value before
-      // (an array changed in place is stored whole).
+      // Grown by appending: an array whose first items are the very items (the same objects) the value
+      // before held when it was stored. Like LangGraph's own reducers, this assumes an item already in
+      // the state is replaced, never edited in place.
       const appended =
         before !== undefined &&
         Array.isArray(value) &&
-        value !== before.value &&
         value.length >= before.value.length &&
         before.value.every((item, index) => value[index] === item);
-      const [valueType, bytes] = pack(
-        await this.serde.dumpsTyped(appended ? value.slice(before!.value.length) : value),
-      );
-      stored.push({
+      const stored = appended ? value.slice(before.value.length) : value;
+      serialized.push({
         channel,
         version: String(version),
-        valueType,
-        value: bytes,
-        baseVersion: appended ? before!.version : null,
-        baseOrigin: appended ? before!.origin : null,
+        bytes: this.serde.dumpsTyped(stored),
+        base: appended ? before : null,
       });
-      if (Array.isArray(value)) this.grown.set(key, { version: String(version), origin: checkpoint.id, value });
+      // A copy of the array (not of its items): an array pushed to in place is still compared with what was stored.
+      if (Array.isArray(value))
+        this.grown.set(key, { version: String(version), origin: checkpoint.id, value: [...value] });
       else this.grown.delete(key);
     }
-    const [bodyType, bodyBytes] = pack(await this.serde.dumpsTyped(body));
-    const [, metadataBytes] = await this.serde.dumpsTyped(metadata);
+    const bodyBytes = this.serde.dumpsTyped(body);
+    const metadataBytes = this.serde.dumpsTyped(metadata);
+
+    const sessionId = (await this.sessionOf(threadId, true))!;
+    const parentRefs = parentId ? await this.refsOf(sessionId, ns, parentId) : {};
+    const valueRefs: Record<string, string> = {};
+    for (const channel of inherited) if (parentRefs[channel]) valueRefs[channel] = parentRefs[channel];
+    const stored: Parameters<CheckpointTables['putCheckpoint']>[0]['values'] = [];
+    for (const value of serialized) {
+      valueRefs[value.channel] = checkpoint.id;
+      const [valueType, bytes] = pack(await value.bytes);
+      stored.push({
+        channel: value.channel,
+        version: value.version,
+        valueType,
+        value: bytes,
+        baseVersion: value.base?.version ?? null,
+        baseOrigin: value.base?.origin ?? null,
+      });
+    }
+    const [bodyType, bodyPacked] = pack(await bodyBytes);
+    const [, metadataJson] = await metadataBytes;
     await this.tables.putCheckpoint({
       sessionId,
       ns,
       id: checkpoint.id,
       parentId,
       bodyType,
-      body: bodyBytes,
-      metadata: new TextDecoder().decode(metadataBytes),
+      body: bodyPacked,
+      metadata: new TextDecoder().decode(metadataJson),
       valueRefs,
       values: stored,
     });
@@ -253,7 +271,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     const sessionId = await this.sessionOf(String(threadId), false);
     this.sessions.delete(String(threadId));
-    for (const key of this.grown.keys()) if (sessionId && key.startsWith(`${sessionId}\u0000`)) this.grown.delete(key);
+    for (const key of this.grown.keys()) if (key.startsWith(`${threadId}\u0000`)) this.grown.delete(key);
     if (!sessionId) return;
     try {
       await this.store.deleteSession(sessionId);

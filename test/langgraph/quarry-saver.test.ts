@@ -1,5 +1,5 @@
 import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { type BaseCheckpointSaver, emptyCheckpoint } from '@langchain/langgraph-checkpoint';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
@@ -105,6 +105,28 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect(actual.end).toEqual(expected.end);
       expect(actual.branches).toEqual(expected.branches);
       expect((actual.end.log as unknown[]).length).toBe(10);
+    });
+
+    it('stores each checkpoint’s list as it was put, even when the same array grows in place', async () => {
+      const { saver } = await open();
+      const log = ['first'];
+      const put = (id: string, version: number, parent?: string) =>
+        saver.put(
+          { configurable: { thread_id: 'in-place', checkpoint_ns: '', checkpoint_id: parent } },
+          { ...emptyCheckpoint(), id, channel_values: { log }, channel_versions: { log: version } },
+          { source: 'loop', step: version, parents: {} },
+          { log: version },
+        );
+      const first = put('1ef00000-0000-6000-8000-000000000001', 1);
+      // The caller goes on changing its array while the first put is in flight, then puts it again.
+      log.push('second');
+      await first;
+      await put('1ef00000-0000-6000-8000-000000000002', 2, '1ef00000-0000-6000-8000-000000000001');
+      const read = async (id: string) =>
+        (await saver.getTuple({ configurable: { thread_id: 'in-place', checkpoint_ns: '', checkpoint_id: id } }))
+          ?.checkpoint.channel_values.log;
+      expect(await read('1ef00000-0000-6000-8000-000000000001')).toEqual(['first']);
+      expect(await read('1ef00000-0000-6000-8000-000000000002')).toEqual(['first', 'second']);
     });
 
     it('is a Quarry session: listed with the local user’s sessions, removed by deleteThread', async () => {
