@@ -40,15 +40,8 @@ export interface WriteRow {
   taskPath: string;
 }
 
-export interface PutCheckpointInput {
-  sessionId: string;
-  ns: string;
-  id: string;
-  parentId: string | null;
-  bodyType: string;
-  body: Uint8Array;
-  metadata: string;
-  valueRefs: Record<string, string>;
+/** A checkpoint as it is put (its thread is its session), with the values it stores itself. */
+export interface PutCheckpointInput extends Omit<CheckpointRow, 'threadId'> {
   /** The values this checkpoint stores (its id is their origin). */
   values: Omit<ChannelValueRow, 'origin'>[];
 }
