@@ -117,6 +117,8 @@ export class Runner {
   private readonly log: (message: string, error?: unknown) => void;
   private readonly active = new Map<string, Activation>();
   private looping = false;
+  /** Set by a graceful shutdown: no context started from now on begins a new step. */
+  private handingOff = false;
   private filling: Promise<void> | null = null;
   private refill = false;
   private stopLoop: (() => void) | null = null;
@@ -206,6 +208,7 @@ export class Runner {
   start(): void {
     if (this.looping) return;
     this.looping = true;
+    this.handingOff = false;
     const stopListening = this.store.onRunnable(() => this.wake());
     const poll = setInterval(() => this.wake(), this.pollMs);
     poll.unref();
@@ -225,11 +228,15 @@ export class Runner {
     this.looping = false;
     this.stopLoop?.();
     this.stopLoop = null;
+    // Set before the first await: a step that would start while we wait below must not.
+    if (options.handoff) {
+      this.handingOff = true;
+      for (const activation of this.active.values()) activation.context?.drainNewSteps();
+    }
     // A claim in flight when the loop stopped must land (and be handed back) before we look.
     await this.filling?.catch(() => undefined);
     const activations = [...this.active.values()];
     if (options.handoff) {
-      for (const activation of activations) activation.context?.drainNewSteps();
       const grace = new Promise((resolve) => setTimeout(resolve, options.graceMs ?? 10_000).unref());
       await Promise.race([Promise.allSettled(activations.map((activation) => activation.done)), grace]);
     }
@@ -331,6 +338,7 @@ export class Runner {
         maxAttempts: this.maxAttempts,
       });
       activation.context = context;
+      if (this.handingOff) context.drainNewSteps();
       const resumePoint = computeResumePoint(journal);
       await this.store.appendEvent({
         sessionId: session.id,

@@ -186,7 +186,13 @@ export function backgroundIndexer(store: Store, log: (message: string) => void =
       const listener = (progress: IndexProgress) => {
         if (waiting.includes(progress.folder)) onProgress?.(progress);
       };
-      if (onProgress) listeners.add(listener);
+      if (onProgress) {
+        listeners.add(listener);
+        // Where indexing stands now, so a run that starts waiting midway says so at once.
+        const current = status.folders[0];
+        if (status.state === 'indexing' && current && waiting.includes(current) && status.total > 0)
+          onProgress({ folder: current, done: status.done, total: status.total });
+      }
       try {
         await new Promise<void>((resolvePromise, reject) => {
           const onAbort = () => reject(signal?.reason);

@@ -157,7 +157,7 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
     await phone.locator('.sidebar li.session a').nth(3).click();
     await expect.poll(() => phone.locator('.sidebar').isVisible()).toBe(false);
     await phone.goto(server.url);
-    await phone.getByLabel('Question').waitFor();
+    await phone.getByLabel('Question', { exact: true }).waitFor();
     expect(await width()).toBeLessThanOrEqual(390);
     await phone.close();
   });

@@ -55,7 +55,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
   const startResearch = async (question: string, options: { model?: boolean; review?: boolean } = {}) => {
     await page.goto(server.url);
-    await page.getByLabel('Question').fill(question);
+    await page.getByLabel('Question', { exact: true }).fill(question);
     if (options.model) await page.getByLabel('Model').fill('openai-compatible:fake');
     if (options.review) await page.getByLabel('Let me review the outline before the report is written').check();
     await page.getByRole('button', { name: 'Start research' }).click();
@@ -230,8 +230,8 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await page.getByText('its parent session').waitFor();
     await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
 
-    await page.getByLabel('Title').fill('Renamed in the browser');
-    await page.getByLabel('Title').press('Enter');
+    await page.getByLabel('Title', { exact: true }).fill('Renamed in the browser');
+    await page.getByLabel('Title', { exact: true }).press('Enter');
     await page.locator('.sidebar').getByText('Renamed in the browser').waitFor();
     const before = await page.locator('.sidebar li.session').count();
     await page.locator('.actions').getByRole('button', { name: 'Delete' }).click();
@@ -249,7 +249,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       await page.getByRole('tab', { name: 'Progress' }).click();
       expect(await axeViolations(page), `${theme} progress`).toEqual([]);
       await page.goto(server.url);
-      await page.getByLabel('Question').waitFor();
+      await page.getByLabel('Question', { exact: true }).waitFor();
       expect(await axeViolations(page), `${theme} new research`).toEqual([]);
       await shot(`theme-${theme}`);
     }

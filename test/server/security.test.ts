@@ -269,7 +269,7 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
     it('indexes folders in the background: creating returns at once, the run reports indexing progress', async () => {
       const big = join(root, 'generated');
       mkdirSync(big);
-      for (let index = 0; index < 600; index++)
+      for (let index = 0; index < 2000; index++)
         writeFileSync(
           join(big, `page-${index}.html`),
           `<html><head><title>Page ${index}</title></head><body><h1>Page ${index}</h1><p>Tidal turbines number ${index} turn slowly in the estuary, and this page describes them at length.</p></body></html>`,
