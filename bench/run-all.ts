@@ -15,6 +15,7 @@ const groups: Record<string, string[]> = {
   api: ['api-load'],
   workers: ['workers'],
   quality: ['research-quality'],
+  cli: ['cli-start'],
 };
 
 const requested = process.argv.slice(2);

@@ -351,8 +351,9 @@ export class QuarrySaver extends BaseCheckpointSaver {
     version: string,
     origin: string,
   ): Promise<unknown> {
-    const find = (wanted: string, from: string): ChannelValueRow | undefined =>
-      history.find((row) => row.channel === channel && row.version === wanted && row.origin === from);
+    const byKey = new Map<string, ChannelValueRow>();
+    for (const row of history) if (row.channel === channel) byKey.set(`${row.version}\u0000${row.origin}`, row);
+    const find = (wanted: string, from: string) => byKey.get(`${wanted}\u0000${from}`);
     let found = find(version, origin);
     // A reference to another version than the checkpoint's own names no value of it.
     if (!found) return undefined;

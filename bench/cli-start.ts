@@ -1,0 +1,91 @@
+/**
+ * CLI start: wall time of `quarry --help` and `quarry ls` (100 sessions, SQLite and PostgreSQL) as a
+ * user runs them (`bin/quarry.mjs`, compiled), beside the limit: a bare `node` process. Goal: at
+ * most 2× the bare process. Each command runs as a fresh process, 15 times; medians and p90.
+ * Run alone: `node --import tsx bench/cli-start.ts`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openStore } from '../src/store/open-store.ts';
+import { formatMs, inPostgresSchema, median, percentile, pgBenchUrl, printTable, tempFolder } from './bench-lib.ts';
+
+const RUNS = 15;
+const SESSIONS = 100;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'quarry.mjs');
+
+/** Wall times of `RUNS` fresh processes, after one unmeasured warm-up (the file cache). */
+function times(args: string[], env: NodeJS.ProcessEnv = {}): number[] {
+  const run = () => {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    return ms;
+  };
+  run();
+  return Array.from({ length: RUNS }, run);
+}
+
+async function addSessions(db: string): Promise<void> {
+  const store = await openStore({ db });
+  try {
+    for (let index = 0; index < SESSIONS; index++)
+      await store.createSession({
+        ownerId: 'local',
+        title: `Session ${index}`,
+        question: `Question ${index}?`,
+        workflow: { name: 'deep-research', version: 1 },
+      });
+  } finally {
+    await store.close();
+  }
+}
+
+export async function run(): Promise<void> {
+  const built = join(root, 'dist', 'cli', 'BUILT');
+  if (!existsSync(built)) {
+    console.log('\nCLI start: not run, the CLI is not built (npm run build:cli).');
+    return;
+  }
+  console.log(
+    `\nCLI start: ${RUNS} runs each of bin/quarry.mjs (compiled ${statSync(built).mtime.toISOString()}); ls lists ${SESSIONS} sessions.`,
+  );
+  const bare = times(['-e', '0']);
+  const rows: string[][] = [];
+  const row = (name: string, values: number[]) =>
+    rows.push([
+      name,
+      formatMs(median(values)),
+      formatMs(percentile(values, 90)),
+      `${(median(values) / median(bare)).toFixed(1)}×`,
+    ]);
+  row('bare node process (limit)', bare);
+  const home = tempFolder('cli-start');
+  try {
+    const db = join(home.path, 'quarry.db');
+    await addSessions(db);
+    const env = { QUARRY_HOME: home.path, QUARRY_DB: db };
+    row('quarry --help', times([bin, '--help'], env));
+    row('quarry ls (SQLite)', times([bin, 'ls'], env));
+    await inPostgresSchema(
+      async (schema) => {
+        const url = `${pgBenchUrl}${pgBenchUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+        await addSessions(url);
+        row('quarry ls (PostgreSQL)', times([bin, 'ls'], { QUARRY_HOME: home.path, QUARRY_DB: url }));
+      },
+      (reason) => rows.push(['quarry ls (PostgreSQL)', reason, '', '']),
+    );
+  } finally {
+    home.remove();
+  }
+  printTable(
+    'CLI start, wall time of a fresh process (goal: ≤ 2× a bare node process)',
+    ['command', 'median', 'p90', 'against bare node'],
+    rows,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
