@@ -2,7 +2,7 @@ import type { Outline } from '../research/research-types.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
 import { invalidInput, QuarryError } from '../store/errors.ts';
 import type { Message, Session } from '../store/store.ts';
-import { outlineQuestion } from './responses.ts';
+import { outlineQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';
 import { pendingInput, queueResume } from './session-control.ts';
 import { askSession, startResearch } from './start-research.ts';

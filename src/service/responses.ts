@@ -3,6 +3,7 @@ import { isRunEnd, type StoredEvent } from '../shared/events.ts';
 import { type ErrorInfo, invalidInput, QuarryError } from '../store/errors.ts';
 import type { Message, Session, Source } from '../store/store.ts';
 import type { ChatTurn } from './chat-conversation.ts';
+import { outlineQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';
 import { queueResume, stopSession } from './session-control.ts';
 import { deleteSession } from './session-queries.ts';
@@ -106,14 +107,6 @@ export async function createResponse(context: ServiceContext, request: CreateRes
     await queueResume(context, { sessionId: session.id });
   else await askSession(context, { sessionId: session.id, text: question.text });
   return handle;
-}
-
-/** The outline a review asks about, as the question the reader answers. */
-export function outlineQuestion(outline: Outline | undefined): string {
-  const sections = (outline?.sections ?? [])
-    .map((section, index) => `${index + 1}. ${section.title}: ${section.focus}`)
-    .join('\n');
-  return `Here is the outline of the report:\n\n${sections}\n\nReply "approve" to write it, or say what to change.`;
 }
 
 /** The event that ends a turn: a run's end (not a hand-over to another worker) or its error. */

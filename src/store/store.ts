@@ -13,6 +13,7 @@
  *   a release happened since, without writing anything.
  */
 import type { QuarryEvent, StoredEvent } from '../shared/events.ts';
+import type { StepKind } from '../shared/step-kinds.ts';
 import type { ErrorInfo } from './errors.ts';
 
 export const sessionStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'interrupted'] as const;
@@ -21,8 +22,7 @@ export type SessionStatus = (typeof sessionStatuses)[number];
 export const messageRoles = ['user', 'assistant', 'system'] as const;
 export type MessageRole = (typeof messageRoles)[number];
 
-export const stepKinds = ['task', 'llm', 'input', 'clock', 'random'] as const;
-export type StepKind = (typeof stepKinds)[number];
+export { type StepKind, stepKinds } from '../shared/step-kinds.ts';
 
 /** `running`: begun and not yet ended (or its worker died). `superseded`: rewound; kept, never replayed. */
 export type StepStatus = 'running' | 'completed' | 'failed' | 'superseded';
