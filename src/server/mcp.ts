@@ -5,12 +5,13 @@ import { QUARRY_VERSION } from '../config/version.ts';
 import type { Outline } from '../research/research-types.ts';
 import { followEvents } from '../service/follow-events.ts';
 import { listSessions } from '../service/list-sessions.ts';
-import { outlineQuestion } from '../service/responses.ts';
+import { outlineQuestion } from '../service/outline-question.ts';
 import type { ServiceContext } from '../service/service-context.ts';
 import { showSession } from '../service/session-queries.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
 import { isRunEnd } from '../shared/events.ts';
 import { isQuarryError, toErrorInfo } from '../store/errors.ts';
+import { sessionTaskStore, TASK_POLL_MS } from './mcp-tasks.ts';
 import { progressNote } from './responses-wire.ts';
 
 /** A tool's answer: a line of text for the model, and the same facts as structured content. */
@@ -69,12 +70,36 @@ export function createMcpServer(context: ServiceContext): McpServer {
   const server = new McpServer(
     { name: 'quarry', title: 'Quarry deep research', version: QUARRY_VERSION },
     {
-      capabilities: { logging: {} },
+      capabilities: { logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore: sessionTaskStore(context),
       instructions:
-        'Quarry researches a question over documents or the web and writes a cited report. Start with start_research; it returns a session id at once (or, with wait: true, the report, reporting progress). Read it with get_research; ask follow-ups with ask_followup.',
+        'Quarry researches a question over documents or the web and writes a cited report. Start with start_research; it returns a session id at once (or, with wait: true, the report, reporting progress). Read it with get_research; ask follow-ups with ask_followup. Clients that support tasks can call research as a task instead.',
     },
   );
   const sessionId = z.string().min(1).max(128).describe('The session id start_research returned');
+  const question = z.string().min(1).max(20_000).describe('What to research');
+
+  server.experimental.tasks.registerToolTask(
+    'research',
+    {
+      title: 'Research (as a task)',
+      description:
+        'Researches a question and answers with the cited report. Called as an MCP task, it returns the task at once and the research runs on whatever happens to the connection (tasks/get, tasks/result, tasks/cancel); called plainly, it waits for the report.',
+      inputSchema: { question },
+      execution: { taskSupport: 'optional' },
+    },
+    {
+      createTask: async ({ question: text }, extra) => {
+        const { session } = await startResearch(context, { question: text });
+        const handle = { sessionId: session.id, after: 0, messages: 0 };
+        return {
+          task: await extra.taskStore.createTask({ ttl: null, pollInterval: TASK_POLL_MS, context: { handle } }),
+        };
+      },
+      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    },
+  );
 
   server.registerTool(
     'start_research',
@@ -83,7 +108,7 @@ export function createMcpServer(context: ServiceContext): McpServer {
       description:
         'Starts researching a question and returns its session id at once. With wait: true, waits for the report instead, sending progress notifications as it searches and reads.',
       inputSchema: {
-        question: z.string().min(1).max(20_000).describe('What to research'),
+        question,
         wait: z.boolean().optional().describe('Wait for the report (default false: return at once)'),
       },
     },

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
@@ -92,7 +93,14 @@ describe('MCP server', () => {
   }, async () => {
     const alice = await connect(`${withUsers.url}/mcp`, tokens.alice);
     const tools = (await alice.listTools()).tools.map((tool) => tool.name).sort();
-    expect(tools).toEqual(['ask_followup', 'get_research', 'list_sessions', 'search_sources', 'start_research']);
+    expect(tools).toEqual([
+      'ask_followup',
+      'get_research',
+      'list_sessions',
+      'research',
+      'search_sources',
+      'start_research',
+    ]);
     const started = await call(alice, 'start_research', { question: QUESTION });
     const sessionId = started.structuredContent.sessionId as string;
     expect(sessionId).toBeTruthy();
@@ -134,6 +142,82 @@ describe('MCP server', () => {
     await again.close();
     // No token, no MCP.
     await expect(connect(`${withUsers.url}/mcp`)).rejects.toThrow();
+  });
+
+  it('runs research as an MCP task: created at once, outlives its client, read and listed from another connection', {
+    timeout: 90_000,
+  }, async () => {
+    const alice = await connect(`${withUsers.url}/mcp`, tokens.alice);
+    let taskId = '';
+    const stream = alice.experimental.tasks.callToolStream(
+      { name: 'research', arguments: { question: QUESTION } },
+      undefined,
+      {
+        task: { ttl: 60_000 },
+      },
+    );
+    for await (const message of stream) {
+      expect(message.type).toBe('taskCreated');
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      break;
+    }
+    expect(taskId).toMatch(/^resp_0_0_/);
+    await alice.close();
+
+    const again = await connect(`${withUsers.url}/mcp`, tokens.alice);
+    await eventually(async () => (await again.experimental.tasks.getTask(taskId)).status === 'completed', 60_000);
+    const done = (await again.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as ToolResult;
+    expect(done.content[0]?.text).toMatch(/\[1\]/);
+    expect(done.structuredContent.sources.length).toBeGreaterThan(0);
+    const listed = await again.experimental.tasks.listTasks();
+    expect(listed.tasks.map((task) => task.taskId)).toContain(taskId);
+    await expect(again.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/terminal/);
+
+    // A plain call (a client without tasks) waits for the report.
+    const plain = await call(again, 'research', { question: 'What is a tidal barrage?' });
+    expect(plain.isError).toBeFalsy();
+    expect(plain.content[0]?.text).toMatch(/barrage/i);
+
+    // Another user's task is not found, nor listed.
+    const bob = await connect(`${withUsers.url}/mcp`, tokens.bob);
+    await expect(bob.experimental.tasks.getTask(taskId)).rejects.toThrow(/not found/i);
+    expect((await bob.experimental.tasks.listTasks()).tasks).toEqual([]);
+    await bob.close();
+    await again.close();
+  });
+
+  it('cancels a research task that has not finished; its session is stopped, not lost', {
+    timeout: 60_000,
+  }, async () => {
+    // A server without a runner: the research stays queued until cancelled.
+    const parkedDatabase = await sqliteHarness.create();
+    const parked = await startServer({
+      store: parkedDatabase.store,
+      config: testConfig({ QUARRY_DOCS: fixtures, QUARRY_PORT: '0' }),
+      runner: false,
+    });
+    try {
+      const client = await connect(`${parked.url}/mcp`);
+      const stream = client.experimental.tasks.callToolStream(
+        { name: 'research', arguments: { question: 'Which rivers have tidal bores?' } },
+        undefined,
+        { task: { ttl: 60_000 } },
+      );
+      let taskId = '';
+      for await (const message of stream) {
+        if (message.type === 'taskCreated') taskId = message.task.taskId;
+        break;
+      }
+      expect((await client.experimental.tasks.getTask(taskId)).status).toBe('working');
+      await client.experimental.tasks.cancelTask(taskId);
+      await eventually(async () => (await client.experimental.tasks.getTask(taskId)).status === 'cancelled', 20_000);
+      const state = await call(client, 'get_research', { sessionId: taskId.replace(/^resp_0_0_/, '') });
+      expect(state.structuredContent.status).toBe('interrupted');
+      await client.close();
+    } finally {
+      await parked.close();
+      await parkedDatabase.destroy();
+    }
   });
 
   it('serves stdio with quarry mcp: waits for a report, with progress notifications', { timeout: 90_000 }, async () => {
