@@ -184,6 +184,8 @@ export class PostgresDriver implements SqlDriver {
   private listenerReady: Promise<pg.Client> | null = null;
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
+  /** Connections that reported an error; released ones are ended, never handed out again. */
+  private readonly broken = new WeakSet<pg.ClientBase>();
   private readonly reconnectDelaysMs: readonly number[];
   private readonly clock: Clock;
 
@@ -208,6 +210,12 @@ export class PostgresDriver implements SqlDriver {
     });
     // An idle client's connection error must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
+    // Every connection is heard from the moment it connects, checked out or not: a server that is
+    // shutting down can end a connection in the same packet that completed it, before the code that
+    // checked it out runs, and an unheard 'error' event ends the process. A broken one is dropped.
+    this.pool.on('connect', (client) => {
+      client.on('error', () => this.broken.add(client));
+    });
   }
 
   /** Creates the schema if needed; call once before use. */
@@ -237,33 +245,35 @@ export class PostgresDriver implements SqlDriver {
     const readOnly = isReadOnly(sql);
     return this.reconnecting(async () => {
       const client = await this.checkOut();
-      let broken = false;
-      const onError = () => {
-        broken = true;
-      };
-      client.on('error', onError);
+      let failed = false;
       try {
         return (await client.query(toPostgresPlaceholders(sql), params as unknown[])).rows as T[];
       } catch (error) {
-        broken ||= !(error as { code?: string }).code;
+        failed = !(error as { code?: string }).code;
         const mapped = mapPostgresError(error, this.location);
         // A read can be sent again; a write whose reply was lost may have landed, so the caller decides.
         throw readOnly && isRetryable(mapped) ? new NotSent(mapped) : mapped;
       } finally {
-        client.off('error', onError);
-        client.release(broken);
+        client.release(failed || this.broken.has(client));
       }
     });
   }
 
-  /** A pooled connection; failing to get one is a `NotSent` (nothing reached the server). */
+  /**
+   * A pooled, live connection; failing to get one is a `NotSent` (nothing reached the server), and
+   * so is one the server ended as it was handed over.
+   */
   private async checkOut(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
     try {
-      return await this.pool.connect();
+      client = await this.pool.connect();
     } catch (error) {
       const mapped = mapPostgresError(error, this.location);
       throw isRetryable(mapped) ? new NotSent(mapped) : mapped;
     }
+    if (!this.broken.has(client)) return client;
+    client.release(true);
+    throw new NotSent(mapPostgresError(new Error('Connection terminated as it opened'), this.location));
   }
 
   /**
@@ -299,13 +309,9 @@ export class PostgresDriver implements SqlDriver {
 
   private async transactionOnce<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.checkOut();
-    // A connection that dies while the transaction's own code runs (no query in flight) reports it
-    // as an 'error' event; unheard, that would end the process. The next query fails instead.
+    // A connection that dies while the transaction's own code runs (no query in flight) is marked
+    // broken by the pool's listener; the next query fails instead.
     let broken = false;
-    const onError = () => {
-      broken = true;
-    };
-    client.on('error', onError);
     const pending: Array<[string, string]> = [];
     const tx: SqlExecutor = {
       query: async <R>(sql: string, params: readonly unknown[] = []) => {
@@ -331,8 +337,7 @@ export class PostgresDriver implements SqlDriver {
       const mapped = mapPostgresError(error, this.location);
       throw !committing && isRetryable(mapped) ? new NotSent(mapped) : mapped;
     } finally {
-      client.off('error', onError);
-      client.release(broken);
+      client.release(broken || this.broken.has(client));
     }
   }
 

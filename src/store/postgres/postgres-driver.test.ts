@@ -1,0 +1,64 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { QuarryError } from '../errors.ts';
+import { PostgresDriver } from './postgres-driver.ts';
+
+/** One backend message: a type byte, a length that counts itself, the body. */
+function message(type: string, body: Buffer): Buffer {
+  const header = Buffer.alloc(5);
+  header.write(type, 0, 'latin1');
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+
+/** A server in its last moment: it completes each connection and ends it in the same packet. */
+function serverThatShutsDownAsItAccepts(): Promise<{ url: string; accepted: () => number; close: () => void }> {
+  let accepted = 0;
+  const server = net.createServer((socket) => {
+    socket.once('data', () => {
+      accepted += 1;
+      const authenticationOk = message('R', Buffer.from([0, 0, 0, 0]));
+      const readyForQuery = message('Z', Buffer.from('I'));
+      const fatal = message(
+        'E',
+        Buffer.from('SFATAL\0C57P01\0Mterminating connection due to administrator command\0\0', 'latin1'),
+      );
+      socket.end(Buffer.concat([authenticationOk, readyForQuery, fatal]));
+    });
+    socket.on('error', () => undefined);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      resolve({
+        url: `postgres://quarry@127.0.0.1:${port}/quarry`,
+        accepted: () => accepted,
+        close: () => server.close(),
+      });
+    });
+  });
+}
+
+describe('PostgresDriver against a server shutting down', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it('hears a connection ended in the packet that opened it, retries, and reports the outage', async () => {
+    const server = await serverThatShutsDownAsItAccepts();
+    cleanups.push(server.close);
+    const driver = new PostgresDriver(server.url, { reconnectDelaysMs: [5, 5] });
+    cleanups.push(() => driver.close());
+
+    // Unheard, the connection's 'error' event would end the test process (vitest reports it as an
+    // unhandled error and fails the run); heard, the read is sent again and finally reported.
+    const failure = await driver.query('SELECT 1').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(QuarryError);
+    expect(failure).toMatchObject({ code: 'STORE_UNAVAILABLE', isRetryable: true });
+    expect(server.accepted()).toBe(3);
+
+    const inTransaction = await driver.transaction((tx) => tx.query('SELECT 1')).catch((error: unknown) => error);
+    expect(inTransaction).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+  });
+});
