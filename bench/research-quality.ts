@@ -61,10 +61,16 @@ export function readable(text: string): string {
     .toLowerCase();
 }
 
-/** The sources of a report's Sources list, as file paths. */
+/**
+ * The sources of a report's Sources list, as file paths. A Sphinx page's reStructuredText copy
+ * (`_sources/library/re.rst.txt`, which the first wave's analyst indexed and cited) counts as the
+ * page it was built into (`library/re.html`): it is the same text.
+ */
 export function reportSources(report: string): string[] {
   const list = report.split(/^## Sources\s*$/m)[1] ?? '';
-  return [...list.matchAll(/^\d+\.\s.*?<([^>]+)>\s*$/gm)].map((match) => match[1]!.replace(/^file:\/\//, ''));
+  return [...list.matchAll(/^\d+\.\s.*?<([^>]+)>\s*$/gm)].map((match) =>
+    match[1]!.replace(/^file:\/\//, '').replace(/\/_sources\/(.+)\.rst\.txt$/, '/$1.html'),
+  );
 }
 
 const navigationNames = /(^|\/)(genindex[^/]*|py-modindex|modindex|contents|search|index|bookindex)\.html$/;

@@ -11,7 +11,7 @@ const groups: Record<string, string[]> = {
   compare: ['compare/compare-steps', 'compare/compare-resume', 'compare/compare-listing', 'compare/compare-crash'],
   store: ['store-storage', 'store-listing', 'store-commit-latency'],
   engine: ['engine-overhead', 'engine-resume'],
-  sources: ['corpus-index'],
+  sources: ['corpus-index', 'html-index'],
   api: ['api-load'],
   workers: ['workers'],
   quality: ['research-quality'],
