@@ -30,7 +30,10 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
 
     beforeEach(async () => {
       database = await harness.create();
-      folder = mkdtempSync(join(tmpdir(), 'quarry-model-research-'));
+      // One fixed place per backend: the fake model answers from the request, source addresses
+      // included, so a random folder name would make its answers (and what they exercise) vary.
+      folder = join(tmpdir(), `quarry-model-research-${harness.name}`);
+      rmSync(folder, { recursive: true, force: true });
       cpSync(fixtures, folder, { recursive: true });
     });
     afterEach(async () => {
