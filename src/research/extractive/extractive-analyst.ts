@@ -56,6 +56,16 @@ function definitionWeight(profile: QuestionProfile, notes: readonly Note[]): num
   if (defining.some((note) => namesSubject(profile, note.heading ?? ''))) return DEFINITION_WEIGHT;
   return defining.length > 0 ? DEFINITION_WEIGHT / 2 : 0;
 }
+/**
+ * Release notes and changelogs tell when something changed; the reference tells what it is and how
+ * to use it. Unless the question asks about versions or changes, a history page answers second.
+ */
+const HISTORY_PAGE = /\b(?:what[’']?s new|release notes?|changelog|change log|changes in|release \d)/i;
+const HISTORY_QUESTION =
+  /\b(?:new|changed?|changes|version|versions|release|released|added|deprecated|removed|history)\b/i;
+const HISTORY_PENALTY = 0.2;
+/** What a sentence of a page's lead gains, times how well the page's title covers the question. */
+const LEAD_WEIGHT = 0.3;
 /** A section must reach this share of the best note's score to be written at all (drop, never pad). */
 const SECTION_FLOOR = 0.5;
 /**
@@ -110,12 +120,18 @@ function scoreSentences(
     // directly than a long one that mentions the same words among many others.
     const focus = words.size ? [...words].filter((term) => profile.terms.includes(term)).length / words.size : 0;
     let score = 0.5 * own + 0.2 * context + 0.3 * relevance + FOCUS_WEIGHT * focus;
-    if (isDefinition(profile, placed)) score += 0.25;
+    if (isDefinition(profile, placed) || isInstruction(profile, sentence.text)) score += 0.25;
     // The subject named whole ("the with statement", not "with" and "statement" apart).
     if (mentionsSubject(profile, sentence.text) || (opensSection && mentionsSubject(profile, lastHeading(headings)))) {
       score += 0.15;
     }
     if (opensSection) score += 0.05;
+    // A lead says what its page or section is for ("The argparse module makes it easy to write
+    // user-friendly command-line interfaces."): the page's lead (before its first section heading)
+    // counts as much as the page's title is about the question, a section's first sentence as much
+    // as its heading is.
+    if (!headings.includes(' › ')) score += LEAD_WEIGHT * context;
+    else if (opensSection) score += LEAD_WEIGHT * named;
     // A lead-in ("…, run the venv module as a script:") says how, but reads as a fragment.
     if (sentence.text.endsWith(':')) score -= 0.05;
     // A version note ("Changed in version 3.9: …") records history, not what something is or does.
@@ -133,6 +149,16 @@ function isDefinition(profile: QuestionProfile, placed: Placed): boolean {
   if (profile.kind !== 'definition') return false;
   if (definesSubject(profile, placed.sentence.text)) return true;
   return placed.opensSection && namesSubject(profile, lastHeading(placed.headings));
+}
+
+/**
+ * True when the sentence tells how to do what a "how do I" question asks: it opens with a purpose
+ * that names the question ("To create a virtual environment, …", "For reading lines from a file, …").
+ */
+function isInstruction(profile: QuestionProfile, sentence: string): boolean {
+  if (profile.kind !== 'procedure') return false;
+  const purpose = /^(?:To|For) ([^,:;]{3,80}),/.exec(sentence);
+  return purpose !== null && coverage(profile, new Set(stems(purpose[1]!))) >= 0.6;
 }
 
 /** A sentence placed in its source: its offset in the document, its section, and whether it opens it. */
@@ -332,9 +358,7 @@ export class ExtractiveAnalyst implements Analyst {
 
   writeSection({ notes, citationFor, onDelta }: Parameters<Analyst['writeSection']>[0]) {
     return local(() => {
-      const text = notes
-        .map((note) => `${/[.!?]$/.test(note.text) ? note.text.slice(0, -1) : note.text} [${citationFor[note.url]}].`)
-        .join(' ');
+      const text = notes.map((note) => cited(note, citationFor)).join(' ');
       onDelta?.(text);
       return text;
     });
@@ -383,9 +407,17 @@ export class ExtractiveAnalyst implements Analyst {
         (entry) => termsOf(entry.note),
       );
       if (best.length === 0) return 'The sources gathered so far do not address this question.';
-      return best.map(({ note }) => `${note.text.replace(/[.!?]$/, '')} [${citationFor[note.url]}].`).join(' ');
+      return best.map(({ note }) => cited(note, citationFor)).join(' ');
     });
   }
+}
+
+/**
+ * A note as a sentence of the report: its words, its citation, a period. The note's own closing
+ * mark goes (a lead-in's colon too: the list or code it led to is not quoted).
+ */
+function cited(note: Note, citationFor: Record<string, number>): string {
+  return `${note.text.replace(/[.!?:]$/, '')} [${citationFor[note.url]}].`;
 }
 
 /** Words of headings that say nothing about a topic. */
@@ -424,13 +456,15 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
   // The page to answer from: its best notes, and how much its own title names the question (a page
   // about the subject over one that mentions it among many others, as release notes do).
   const profile = profileQuestion(question);
+  const aboutHistory = HISTORY_QUESTION.test(question);
   const sourceScore = (members: Note[]) => {
     const sorted = members.map((note) => note.score ?? 0).sort((a, b) => b - a);
     return (
       (sorted[0] ?? 0) +
       0.25 * (sorted[1] ?? 0) +
       0.3 * titledFor(profile, members[0]!.title) +
-      definitionWeight(profile, members)
+      definitionWeight(profile, members) -
+      (!aboutHistory && HISTORY_PAGE.test(members[0]!.title) ? HISTORY_PENALTY : 0)
     );
   };
   const scores = new Map([...bySource.entries()].map(([url, members]) => [url, sourceScore(members)]));

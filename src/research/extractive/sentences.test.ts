@@ -51,6 +51,16 @@ describe('sentences', () => {
     expect(texts(text)).toEqual(['The only real sentence in this text is this one, and it says so.']);
   });
 
+  it('keeps a sentence that opens with a name its document writes as code, in lower case', () => {
+    const text = [
+      '# `asyncio` — Asynchronous I/O',
+      'asyncio is a library to write concurrent code using the async/await syntax.',
+      'returns the number of items in the queue when it is called',
+    ].join('\n\n');
+    expect(texts(text)).toEqual(['asyncio is a library to write concurrent code using the async/await syntax.']);
+    expect(texts('asyncio is a library to write concurrent code using the async/await syntax.')).toEqual([]);
+  });
+
   it('tells prose from code-like fragments', () => {
     expect(isProse('The json module can serialize objects to a string.')).toBe(true);
     expect(isProse('json.dumps(obj, *, skipkeys=False, ensure_ascii=True, indent=None)')).toBe(false);

@@ -122,16 +122,28 @@ const functionWords = new Set(
   ),
 );
 
+/** The names a text writes as code (`asyncio`, `os.path.join()` gives os, path and join). */
+function codeNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const span of text.matchAll(/`([^`\n]+)`/g))
+    for (const name of span[1]!.match(/[\p{L}_][\p{L}\p{N}_]*/gu) ?? []) names.add(name);
+  return names;
+}
+
 /**
  * True for a sentence a reader can quote as prose: enough words, mostly words (not code or
- * numbers), some function words, no lead-in colon, and not mostly code spans.
+ * numbers), some function words, no lead-in colon, and not mostly code spans. `names` are the
+ * words its document writes as code: a sentence may open with one in lower case ("asyncio is a
+ * library…").
  */
-export function isProse(sentence: string): boolean {
+export function isProse(sentence: string, names: ReadonlySet<string> = new Set()): boolean {
   if (sentence.length > 500) return false;
   // A lead-in to a list or code ("To create one, run:") is prose only when it says enough on its own.
   if (/:$/.test(sentence) && sentence.split(/\s+/).length < 10) return false;
-  // A fragment (an option's or a table cell's description) starts in lower case; a sentence does not.
-  if (/^\p{Ll}/u.test(sentence)) return false;
+  // A fragment (an option's or a table cell's description) starts in lower case; a sentence does not,
+  // unless it opens with a name.
+  const opening = /^[\p{L}_][\p{L}\p{N}_]*/u.exec(sentence)?.[0] ?? '';
+  if (/^\p{Ll}/u.test(sentence) && !names.has(opening)) return false;
   const tokens = sentence.split(/\s+/).filter(Boolean);
   if (tokens.length < 6) return false;
   const wordLike = tokens.filter((token) => /^[("'“‘]?[\p{L}][\p{L}'’-]*[)"'”’,.;:!?]*$/u.test(token)).length;
@@ -147,11 +159,12 @@ export function isProse(sentence: string): boolean {
  */
 export function sentences(text: string): Sentence[] {
   const result: Sentence[] = [];
+  const names = codeNames(text);
   proseBlocks(text).forEach((block, blockIndex) => {
     let index = 0;
     for (const piece of splitBlock(block.text)) {
       const flat = piece.text.replace(/\s*\n\s*/g, ' ');
-      if (!isProse(flat)) continue;
+      if (!isProse(flat, names)) continue;
       const start = block.start + piece.start;
       result.push({ text: flat, start, end: start + piece.text.length, block: blockIndex, index: index++ });
     }

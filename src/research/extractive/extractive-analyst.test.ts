@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { parseResearchSettings } from '../research-settings.ts';
+import type { Note, SourceText } from '../research-types.ts';
+import { ExtractiveAnalyst } from './extractive-analyst.ts';
+
+const analyst = new ExtractiveAnalyst();
+const settings = parseResearchSettings({});
+const signal = new AbortController().signal;
+
+function source(url: string, title: string, text: string): SourceText {
+  return { url, title, text, offset: 0, query: '', provider: 'local', fetched: true, relevance: 1, headings: title };
+}
+
+async function notesOf(question: string, page: SourceText, prefix = 'n'): Promise<Note[]> {
+  return (await analyst.takeNotes({ question, source: page, iteration: 1, idPrefix: prefix, settings }).run(signal))
+    .output;
+}
+
+async function overviewOf(question: string, pages: SourceText[]): Promise<{ notes: Note[]; overview: Note[] }> {
+  const notes: Note[] = [];
+  for (const [index, page] of pages.entries()) notes.push(...(await notesOf(question, page, `s${index}`)));
+  const outline = (await analyst.outline({ question, notes, settings }).run(signal)).output;
+  const ids = outline.sections[0]?.noteIds ?? [];
+  return { notes, overview: ids.map((id) => notes.find((note) => note.id === id)!) };
+}
+
+const argparse = source(
+  'file:///docs/library/argparse.html',
+  'argparse — Parser for command-line options, arguments and sub-commands',
+  [
+    '# argparse — Parser for command-line options, arguments and sub-commands',
+    'The `argparse` module makes it easy to write user-friendly command-line interfaces.',
+    'The program defines what it requires, and `argparse` will figure out how to read those out of `sys.argv`.',
+    '## The add_argument() method',
+    'Define how a single command-line argument should be parsed by the parser.',
+    'Each command-line argument is parsed and checked against the choices given to the parser.',
+    'Sometimes a script may only parse a few of the command-line arguments and pass the rest on.',
+    'When parsing the command line, an argument value that is missing is taken from its default.',
+  ].join('\n\n'),
+);
+
+describe('the extractive analyst', () => {
+  it('answers from the lead that says what a page is for, not only from its densest sentences', async () => {
+    const { overview } = await overviewOf('How do I parse command-line arguments?', [argparse]);
+    expect(overview.map((note) => note.text)).toContain(
+      'The `argparse` module makes it easy to write user-friendly command-line interfaces.',
+    );
+  });
+
+  it('takes the sentence that says how ("To create …, …") and writes a lead-in without its colon', async () => {
+    const tutorial = source(
+      'file:///docs/tutorial/venv.html',
+      '12. Virtual Environments and Packages',
+      [
+        '# 12. Virtual Environments and Packages',
+        '## 12.2. Creating Virtual Environments',
+        'The module used to create and manage virtual environments is called `venv`.',
+        'A common directory location for a virtual environment is `.venv` in the project.',
+        'Once you have created a virtual environment, you may activate it from your shell.',
+        'Activating the virtual environment will change the prompt of your shell to show the environment.',
+        'To create a virtual environment, decide upon a directory where you want to place it, and run the `venv` module as a script with the directory path:',
+        '```\npython -m venv tutorial-env\n```',
+      ].join('\n\n'),
+    );
+    const question = 'How do I create a virtual environment?';
+    const { overview } = await overviewOf(question, [tutorial]);
+    const instruction = overview.find((note) => note.text.startsWith('To create a virtual environment'));
+    expect(instruction).toBeDefined();
+    const section = { title: 'Overview', focus: question, noteIds: [instruction!.id] };
+    const call = analyst.writeSection({
+      question,
+      section,
+      notes: [instruction!],
+      citationFor: { [tutorial.url]: 1 },
+      settings,
+    });
+    const written = (await call.run(signal)).output;
+    expect(written).toMatch(/with the directory path \[1\]\.$/);
+  });
+
+  it('answers from the reference before release notes, unless the question asks what changed', async () => {
+    const reference = source(
+      'file:///docs/library/functions.html',
+      'Built-in Functions',
+      [
+        '# Built-in Functions',
+        '## enumerate(iterable, start=0)',
+        'The enumerate function returns an enumerate object that yields pairs of a count and a value.',
+        'It is useful for obtaining an indexed list of the items of a sequence in a loop.',
+      ].join('\n\n'),
+    );
+    const history = source(
+      'file:///docs/whatsnew/2.3.html',
+      'What’s New in Python 2.3',
+      [
+        '# What’s New in Python 2.3',
+        '## PEP 279: enumerate()',
+        'A new built-in function, `enumerate()`, returns an enumerate object that pairs a count with each value.',
+        'The enumerate function will make certain loops a bit clearer and return the items of a sequence with their index.',
+      ].join('\n\n'),
+    );
+    const first = async (question: string) => (await overviewOf(question, [history, reference])).overview[0]!.url;
+    expect(await first('What does the enumerate function return?')).toBe(reference.url);
+    expect(await first('What did Python 2.3 add with the new enumerate function?')).toBe(history.url);
+  });
+});
