@@ -140,6 +140,23 @@ export function definesSubject(profile: QuestionProfile, sentence: string): bool
   });
 }
 
+/**
+ * True when the sentence tells how to do what a "how do I" question asks: it opens with a purpose
+ * that names the question ("To create a virtual environment, …", "For reading lines from a file, …").
+ */
+export function tellsHow(profile: QuestionProfile, sentence: string): boolean {
+  if (profile.kind !== 'procedure') return false;
+  const purpose = /^(?:To|For) ([^,:;]{3,80}),/.exec(sentence);
+  return purpose !== null && coverage(profile, new Set(stems(purpose[1]!))) >= 0.6;
+}
+
+/** True when a question asks about versions or changes (release notes answer it as well as a reference). */
+export function asksWhatChanged(question: string): boolean {
+  return /\b(?:new|changed?|changes|version|versions|release|released|added|deprecated|removed|history)\b/i.test(
+    question,
+  );
+}
+
 /** Jaccard similarity of two sets of stems: how much two sentences repeat each other. */
 export function similarity(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 || b.size === 0) return 0;

@@ -1,6 +1,7 @@
 import type { SearchResult } from '../../providers/search/search-provider.ts';
 import type { Analyst, AnalystCall } from '../analyst.ts';
 import {
+  asksWhatChanged,
   coverage,
   definesSubject,
   markCode,
@@ -9,10 +10,11 @@ import {
   type QuestionProfile,
   selectDiverse,
   stems,
+  tellsHow,
 } from '../relevance.ts';
 import type { ResearchSettings } from '../research-settings.ts';
 import type { Note, Outline, OutlineSection, SourceText } from '../research-types.ts';
-import { isCodeHeading, lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
+import { isCodeHeading, isReleaseNotes, lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
 import { rankResults } from './rank-results.ts';
 import { type Sentence, sentences } from './sentences.ts';
@@ -56,13 +58,7 @@ function definitionWeight(profile: QuestionProfile, notes: readonly Note[]): num
   if (defining.some((note) => namesSubject(profile, note.heading ?? ''))) return DEFINITION_WEIGHT;
   return defining.length > 0 ? DEFINITION_WEIGHT / 2 : 0;
 }
-/**
- * Release notes and changelogs tell when something changed; the reference tells what it is and how
- * to use it. Unless the question asks about versions or changes, a history page answers second.
- */
-const HISTORY_PAGE = /\b(?:what[’']?s new|release notes?|changelog|change log|changes in|release \d)/i;
-const HISTORY_QUESTION =
-  /\b(?:new|changed?|changes|version|versions|release|released|added|deprecated|removed|history)\b/i;
+/** What a release-notes page loses as the page to answer from, unless the question asks what changed. */
 const HISTORY_PENALTY = 0.2;
 /** What a sentence of a page's lead gains, times how well the page's title covers the question. */
 const LEAD_WEIGHT = 0.3;
@@ -120,7 +116,7 @@ function scoreSentences(
     // directly than a long one that mentions the same words among many others.
     const focus = words.size ? [...words].filter((term) => profile.terms.includes(term)).length / words.size : 0;
     let score = 0.5 * own + 0.2 * context + 0.3 * relevance + FOCUS_WEIGHT * focus;
-    if (isDefinition(profile, placed) || isInstruction(profile, sentence.text)) score += 0.25;
+    if (isDefinition(profile, placed) || tellsHow(profile, sentence.text)) score += 0.25;
     // The subject named whole ("the with statement", not "with" and "statement" apart).
     if (mentionsSubject(profile, sentence.text) || (opensSection && mentionsSubject(profile, lastHeading(headings)))) {
       score += 0.15;
@@ -149,16 +145,6 @@ function isDefinition(profile: QuestionProfile, placed: Placed): boolean {
   if (profile.kind !== 'definition') return false;
   if (definesSubject(profile, placed.sentence.text)) return true;
   return placed.opensSection && namesSubject(profile, lastHeading(placed.headings));
-}
-
-/**
- * True when the sentence tells how to do what a "how do I" question asks: it opens with a purpose
- * that names the question ("To create a virtual environment, …", "For reading lines from a file, …").
- */
-function isInstruction(profile: QuestionProfile, sentence: string): boolean {
-  if (profile.kind !== 'procedure') return false;
-  const purpose = /^(?:To|For) ([^,:;]{3,80}),/.exec(sentence);
-  return purpose !== null && coverage(profile, new Set(stems(purpose[1]!))) >= 0.6;
 }
 
 /** A sentence placed in its source: its offset in the document, its section, and whether it opens it. */
@@ -456,7 +442,7 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
   // The page to answer from: its best notes, and how much its own title names the question (a page
   // about the subject over one that mentions it among many others, as release notes do).
   const profile = profileQuestion(question);
-  const aboutHistory = HISTORY_QUESTION.test(question);
+  const aboutHistory = asksWhatChanged(question);
   const sourceScore = (members: Note[]) => {
     const sorted = members.map((note) => note.score ?? 0).sort((a, b) => b - a);
     return (
@@ -464,7 +450,7 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
       0.25 * (sorted[1] ?? 0) +
       0.3 * titledFor(profile, members[0]!.title) +
       definitionWeight(profile, members) -
-      (!aboutHistory && HISTORY_PAGE.test(members[0]!.title) ? HISTORY_PENALTY : 0)
+      (!aboutHistory && isReleaseNotes(members[0]!.title) ? HISTORY_PENALTY : 0)
     );
   };
   const scores = new Map([...bySource.entries()].map(([url, members]) => [url, sourceScore(members)]));

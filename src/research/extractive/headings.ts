@@ -50,6 +50,14 @@ export function titledFor(profile: QuestionProfile, title: string): number {
   return 0.3 * coverage(profile, new Set(stems(title)));
 }
 
+/**
+ * True for release notes and changelogs by their title ("What’s New In Python 3.8", "Release 15.2"):
+ * they tell when something changed; the reference tells what it is and how to use it.
+ */
+export function isReleaseNotes(title: string): boolean {
+  return /\b(?:what[’']?s new|release notes?|changelog|change log|changes in|release \d)/i.test(title);
+}
+
 /** The subject part of a page title ("asyncio — Asynchronous I/O" → "asyncio"). */
 export function titleHead(title: string): string {
   return title.split(/\s+[—–-]\s+|:\s/)[0] ?? '';
