@@ -112,7 +112,13 @@ export function responseObject(state: ResponseState, events: StoredEvent[], echo
     tools: [],
     top_p: null,
     truncation: 'disabled',
-    usage: null,
+    usage: state.usage && {
+      input_tokens: state.usage.inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: state.usage.outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: state.usage.inputTokens + state.usage.outputTokens,
+    },
     // Quarry's own: the session this response is a turn of.
     quarry_session_id: state.session.id,
   };

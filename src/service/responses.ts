@@ -42,6 +42,8 @@ export interface ResponseState {
   input: Message[];
   /** The event that ended the turn, or null while it runs. */
   ended: StoredEvent | null;
+  /** Tokens the turn's model calls used (every attempt), once it has ended; null while it runs. */
+  usage: { inputTokens: number; outputTokens: number } | null;
 }
 
 const ID = /^resp_(\d{1,15})_(\d{1,15})_([A-Za-z0-9_-]{1,100})$/;
@@ -173,7 +175,20 @@ export async function responseState(context: ServiceContext, handle: ResponseHan
     error: ended?.type === 'run-error' ? ended.data : null,
     input: added.filter((message) => message.role === 'user'),
     ended,
+    usage: ended ? await turnUsage(context, session.id, events) : null,
   };
+}
+
+/** The tokens of the model steps journaled by the turn's run (zero for a run without a model). */
+async function turnUsage(context: ServiceContext, sessionId: string, events: StoredEvent[]) {
+  const runs = new Set(events.flatMap((event) => (event.type === 'run-start' ? [event.data.runId] : [])));
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  for (const step of await context.store.listSteps(sessionId)) {
+    if (!runs.has(step.runId) || !step.usage) continue;
+    usage.inputTokens += step.usage.inputTokens ?? 0;
+    usage.outputTokens += step.usage.outputTokens ?? 0;
+  }
+  return usage;
 }
 
 /** Cancels a response that is still running (its session stops, resumable later); a finished one stays as it is. */

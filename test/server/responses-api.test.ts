@@ -84,6 +84,10 @@ describe('OpenAI Responses API', () => {
     const done = await finished(openai, created.id);
     expect(done.status).toBe('completed');
     expect(done.output_text).toMatch(/tidal/i);
+    // The model's tokens over the whole run, as the journal recorded them.
+    expect(done.usage!.input_tokens).toBeGreaterThan(0);
+    expect(done.usage!.output_tokens).toBeGreaterThan(0);
+    expect(done.usage!.total_tokens).toBe(done.usage!.input_tokens + done.usage!.output_tokens);
     const message = done.output.find((item) => item.type === 'message');
     const text = message?.type === 'message' ? message.content[0] : undefined;
     expect(text?.type).toBe('output_text');
