@@ -102,7 +102,10 @@ async function indexFolder(
       try {
         const document = await pending.read;
         if (document.passages.length === 0) {
-          report.skipped.push({ path, reason: 'no text found' });
+          // Text made only of headings and tables (a chapter's table of contents) has nothing to quote.
+          const reason =
+            document.chars > 0 ? 'only headings and tables, no prose (a table of contents?)' : 'no text found';
+          report.skipped.push({ path, reason });
           continue;
         }
         await store.upsertDocument({

@@ -74,6 +74,11 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         writeFileSync(join(folder, 'latin1.md'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
         writeFileSync(join(folder, 'huge.md'), 'x'.repeat(5000));
         writeFileSync(join(folder, 'image.png'), Buffer.from([0x89, 0x50]));
+        // A chapter page of a manual that is only its table of contents and navigation.
+        writeFileSync(
+          join(folder, 'chapter.html'),
+          '<html><head><title>Chapter 7. Setup</title></head><body><div class="chapter"><h2>Chapter 7. Setup</h2><div class="toc"><dl><dt><a href="c.html">7.1. Introduction</a></dt><dt><a href="d.html">7.2. Install</a></dt></dl></div></div></body></html>',
+        );
         const progress: number[] = [];
         const report = await indexFolders(database.store, [folder], {
           maxFileBytes: 4000,
@@ -83,11 +88,13 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         expect(report.skipped.map((skip) => skip.path.slice(folder.length + 1)).sort()).toEqual([
           'binary.txt',
           'broken.pdf',
+          'chapter.html',
           'huge.md',
           'latin1.md',
         ]);
         expect(report.skipped.find((skip) => skip.path.endsWith('huge.md'))!.reason).toContain('too large');
-        expect(progress.at(-1)).toBe(9);
+        expect(report.skipped.find((skip) => skip.path.endsWith('chapter.html'))!.reason).toContain('no prose');
+        expect(progress.at(-1)).toBe(10);
         const documents = await database.store.listDocuments();
         const titles = Object.fromEntries(
           documents.map((document) => [document.path.slice(folder.length + 1), document.title]),
