@@ -13,7 +13,7 @@ import {
   turnEvents,
 } from '../service/responses.ts';
 import type { ServiceContext } from '../service/service-context.ts';
-import { type RequestEcho, ResponseEventWriter, responseObject } from './responses-wire.ts';
+import { ResponseEventWriter, responseObject } from './responses-wire.ts';
 import { liveStream } from './routes/live-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
@@ -128,11 +128,9 @@ function turnsOf(input: z.infer<typeof responseCreateBody>['input']): ChatTurn[]
   }));
 }
 
-const noEcho: RequestEcho = { background: false, metadata: {}, previousResponseId: null };
-
-async function currentObject(context: ServiceContext, handle: ResponseHandle, echo: RequestEcho) {
+async function currentObject(context: ServiceContext, handle: ResponseHandle) {
   const [state, events] = await Promise.all([responseState(context, handle), turnEvents(context, handle)]);
-  return responseObject(state, events, echo);
+  return responseObject(state, events);
 }
 
 /**
@@ -143,12 +141,11 @@ function streamResponse(
   c: Parameters<typeof liveStream>[0],
   dependencies: ServerDependencies,
   handle: ResponseHandle,
-  echo: RequestEcho,
   startingAfter: number,
 ) {
   const context = c.get('context');
   return liveStream(c, dependencies, `the response stream of ${responseId(handle)}`, async (sse, signal) => {
-    const writer = new ResponseEventWriter(await responseState(context, handle), echo);
+    const writer = new ResponseEventWriter(await responseState(context, handle));
     const send = async (events: ReturnType<ResponseEventWriter['created']>) => {
       for (const event of events) {
         if (event.sequence_number <= startingAfter) continue;
@@ -189,16 +186,13 @@ export function responsesRoutes(dependencies: ServerDependencies) {
         input: turnsOf(body.input),
         instructions: body.instructions ?? undefined,
         previousResponseId: body.previous_response_id ?? undefined,
-      });
-      const echo: RequestEcho = {
+        metadata: body.metadata ?? undefined,
         background: body.background === true,
-        metadata: body.metadata ?? {},
-        previousResponseId: body.previous_response_id ?? null,
-      };
+      });
       c.header('x-quarry-session-id', handle.sessionId);
-      if (body.stream) return streamResponse(c, dependencies, handle, echo, -1);
+      if (body.stream) return streamResponse(c, dependencies, handle, -1);
       if (!body.background) await waitForEnd(context, handle, c.req.raw.signal);
-      return c.json(await currentObject(context, handle, echo), 200);
+      return c.json(await currentObject(context, handle), 200);
     })
     .openapi(routes.retrieve, async (c) => {
       const context = c.get('context');
@@ -206,9 +200,9 @@ export function responsesRoutes(dependencies: ServerDependencies) {
       const query = c.req.valid('query');
       if (query.stream === 'true') {
         await responseState(context, handle);
-        return streamResponse(c, dependencies, handle, noEcho, query.starting_after ?? -1);
+        return streamResponse(c, dependencies, handle, query.starting_after ?? -1);
       }
-      return c.json(await currentObject(context, handle, noEcho), 200);
+      return c.json(await currentObject(context, handle), 200);
     })
     .openapi(routes.cancel, async (c) => {
       const context = c.get('context');
@@ -221,7 +215,7 @@ export function responsesRoutes(dependencies: ServerDependencies) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         state = await responseState(context, handle);
       }
-      return c.json(responseObject(state, await turnEvents(context, handle), noEcho), 200);
+      return c.json(responseObject(state, await turnEvents(context, handle)), 200);
     })
     .openapi(routes.remove, async (c) => {
       const id = c.req.valid('param').id;

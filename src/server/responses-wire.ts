@@ -9,13 +9,6 @@ import type { StoredEvent } from '../shared/events.ts';
 
 export const RESPONSES_MODEL = 'quarry';
 
-/** What a request said that the journal does not keep: echoed on the responses this server makes. */
-export interface RequestEcho {
-  background: boolean;
-  metadata: Record<string, string>;
-  previousResponseId: string | null;
-}
-
 export type ResponseObject = Record<string, unknown> & { id: string; status: string };
 export type ResponseStreamEvent = Record<string, unknown> & { type: string; sequence_number: number };
 
@@ -86,7 +79,7 @@ function messageItem(state: ResponseState, text: string | null, status: string) 
 }
 
 /** The response object: its status, its output (the research's progress as reasoning, then the answer). */
-export function responseObject(state: ResponseState, events: StoredEvent[], echo: RequestEcho): ResponseObject {
+export function responseObject(state: ResponseState, events: StoredEvent[]): ResponseObject {
   const summary = events.map(progressNote).filter(Boolean).join('');
   const output: unknown[] = [];
   if (summary) output.push(reasoningItem(state, summary, state.ended ? 'completed' : 'in_progress'));
@@ -96,15 +89,15 @@ export function responseObject(state: ResponseState, events: StoredEvent[], echo
     object: 'response',
     created_at: Math.floor(state.createdAt / 1000),
     status: state.status,
-    background: echo.background,
+    background: state.client.background ?? false,
     error: state.error ? { code: state.error.code, message: state.error.message } : null,
     incomplete_details: state.status === 'cancelled' ? { reason: 'cancelled' } : null,
     instructions: (state.session.settings.systemInstruction as string | undefined) ?? null,
-    metadata: echo.metadata,
+    metadata: state.client.metadata ?? {},
     model: RESPONSES_MODEL,
     output,
     parallel_tool_calls: false,
-    previous_response_id: echo.previousResponseId,
+    previous_response_id: state.client.previousResponseId ?? null,
     store: true,
     temperature: null,
     text: { format: { type: 'text' } },
@@ -133,10 +126,7 @@ export class ResponseEventWriter {
   private started = false;
   private summary = '';
 
-  constructor(
-    private readonly initial: ResponseState,
-    private readonly echo: RequestEcho,
-  ) {}
+  constructor(private readonly initial: ResponseState) {}
 
   private emit(type: string, body: Record<string, unknown>): ResponseStreamEvent {
     return { type, sequence_number: this.sequence++, ...body };
@@ -144,7 +134,7 @@ export class ResponseEventWriter {
 
   /** The stream's first event. */
   created(): ResponseStreamEvent[] {
-    const response = { ...responseObject(this.initial, [], this.echo), status: 'queued', output: [] };
+    const response = { ...responseObject(this.initial, []), status: 'queued', output: [] };
     return [this.emit('response.created', { response })];
   }
 
@@ -153,7 +143,7 @@ export class ResponseEventWriter {
     const out: ResponseStreamEvent[] = [];
     if (event.type === 'run-start' && !this.started) {
       this.started = true;
-      const response = { ...responseObject(this.initial, [], this.echo), status: 'in_progress', output: [] };
+      const response = { ...responseObject(this.initial, []), status: 'in_progress', output: [] };
       out.push(this.emit('response.in_progress', { response }));
     }
     const note = progressNote(event);
@@ -231,7 +221,7 @@ export class ResponseEventWriter {
         this.emit('response.output_item.done', { output_index: index, item: messageItem(state, text, 'completed') }),
       );
     }
-    const response = responseObject(state, events, this.echo);
+    const response = responseObject(state, events);
     const type =
       state.status === 'completed'
         ? 'response.completed'

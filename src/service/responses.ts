@@ -7,13 +7,14 @@ import { outlineQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';
 import { queueResume, stopSession } from './session-control.ts';
 import { deleteSession } from './session-queries.ts';
-import { askSession, startResearch } from './start-research.ts';
+import { askSession, type RunClient, startResearch } from './start-research.ts';
 
 /**
  * A response, in the sense of the OpenAI Responses API: one turn of a session — a new research, a
  * follow-up, or an answer to an outline review. It is named by where the session stood when the
  * turn began (its last event offset and message count), so everything about it is read from the
- * session's own journal, events and messages: nothing is stored for it, and a response reads the
+ * session's own journal, events, messages and runs (what the request said that research does not
+ * use, such as `metadata`, is kept in the input of the run it started), and a response reads the
  * same from any server sharing the store.
  */
 export interface ResponseHandle {
@@ -44,6 +45,8 @@ export interface ResponseState {
   ended: StoredEvent | null;
   /** Tokens the turn's model calls used (every attempt), once it has ended; null while it runs. */
   usage: { inputTokens: number; outputTokens: number } | null;
+  /** What the request that made the turn said about it (kept with its run; empty for a "continue"). */
+  client: RunClient;
 }
 
 const ID = /^resp_(\d{1,15})_(\d{1,15})_([A-Za-z0-9_-]{1,100})$/;
@@ -70,6 +73,8 @@ export interface CreateResponseRequest {
   instructions?: string;
   /** Continue the session of this response: a follow-up, an outline review's answer, or "continue". */
   previousResponseId?: string;
+  metadata?: Record<string, string>;
+  background?: boolean;
 }
 
 /**
@@ -86,6 +91,11 @@ export async function createResponse(context: ServiceContext, request: CreateRes
   ]
     .filter((text) => text.trim())
     .join('\n');
+  const client: RunClient = {
+    metadata: request.metadata ?? {},
+    background: request.background ?? false,
+    ...(request.previousResponseId ? { previousResponseId: request.previousResponseId } : {}),
+  };
   if (!request.previousResponseId) {
     const earlier = turns
       .slice(0, turns.lastIndexOf(question))
@@ -95,6 +105,7 @@ export async function createResponse(context: ServiceContext, request: CreateRes
     const { session } = await startResearch(context, {
       question: question.text,
       settings: instruction ? { systemInstruction: instruction.slice(-4000) } : undefined,
+      client,
     });
     return { sessionId: session.id, after: 0, messages: 0 };
   }
@@ -107,7 +118,7 @@ export async function createResponse(context: ServiceContext, request: CreateRes
   };
   if (/^continue$/i.test(question.text.trim()) && ['interrupted', 'failed'].includes(session.status))
     await queueResume(context, { sessionId: session.id });
-  else await askSession(context, { sessionId: session.id, text: question.text });
+  else await askSession(context, { sessionId: session.id, text: question.text, client });
   return handle;
 }
 
@@ -162,6 +173,7 @@ export async function responseState(context: ServiceContext, handle: ResponseHan
   ]);
   const ended = events.find(endsTurn) ?? null;
   const added = messages.filter((message) => message.seq > handle.messages);
+  const input = added.filter((message) => message.role === 'user');
   const citations = new Map(
     sources.flatMap((source) => (source.citation === null ? [] : [[source.citation, source] as const])),
   );
@@ -173,10 +185,22 @@ export async function responseState(context: ServiceContext, handle: ResponseHan
     text: ended ? answerOf(ended, added, events) : null,
     citations,
     error: ended?.type === 'run-error' ? ended.data : null,
-    input: added.filter((message) => message.role === 'user'),
+    input,
     ended,
     usage: ended ? await turnUsage(context, session.id, events) : null,
+    client: await turnClient(context, input, messages.slice(0, handle.messages)),
   };
+}
+
+/**
+ * What the request that made the turn said, from the run its question started; nothing when the turn
+ * started no run (an answer to an outline review belongs to the run before it, a "continue" adds no message).
+ */
+async function turnClient(context: ServiceContext, input: Message[], before: Message[]): Promise<RunClient> {
+  const runId = input[0]?.runId;
+  if (!runId || before.some((message) => message.runId === runId)) return {};
+  const run = (await context.store.listRuns(input[0]!.sessionId)).find((each) => each.id === runId);
+  return (run?.input as { client?: RunClient } | null)?.client ?? {};
 }
 
 /** The tokens of the model steps journaled by the turn's run (zero for a run without a model). */

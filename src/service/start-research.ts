@@ -26,6 +26,23 @@ export interface StartResearchRequest {
   start?: boolean;
   /** The caller's own id (a batch or job id): a known one returns its session instead of a new one. */
   externalId?: string;
+  /** What the client said with the request that research does not use, kept with the run (see `RunClient`). */
+  client?: RunClient;
+}
+
+/**
+ * What a client sent with the request that starts a run and wants back on later reads (the Responses
+ * API's `metadata`, `background` and `previous_response_id`): kept in the run's input beside the
+ * question. The workflow never reads it.
+ */
+export interface RunClient {
+  metadata?: Record<string, string>;
+  background?: boolean;
+  previousResponseId?: string;
+}
+
+function runInput(question: string, mode: 'initial' | 'follow-up', client: RunClient | undefined) {
+  return { question, mode, ...(client ? { client } : {}) };
 }
 
 export interface StartResearchResult {
@@ -76,7 +93,7 @@ export async function startResearch(
       workflow: { name: RESEARCH_WORKFLOW_NAME, version: RESEARCH_WORKFLOW_VERSION },
       status: request.start === false ? 'interrupted' : 'queued',
       message: { role: 'user', content: question },
-      run: { kind: 'initial', input: { question, mode: 'initial' } },
+      run: { kind: 'initial', input: runInput(question, 'initial', request.client) },
       externalId: request.externalId,
     })
     .catch(async (error: unknown) => {
@@ -103,7 +120,7 @@ export type AskResult =
  */
 export async function askSession(
   context: ServiceContext,
-  request: { sessionId: string; text: string },
+  request: { sessionId: string; text: string; client?: RunClient },
 ): Promise<AskResult> {
   const session = await context.store.getSession(request.sessionId);
   const pending = await pendingInput(context, session);
@@ -126,7 +143,7 @@ export async function askSession(
   const started = await context.store.startRun({
     sessionId: session.id,
     kind: 'follow-up',
-    input: { question: text, mode: 'follow-up' },
+    input: runInput(text, 'follow-up', request.client),
     message: { role: 'user', content: text },
   });
   return { kind: 'follow-up', ...started };

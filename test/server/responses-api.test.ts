@@ -83,6 +83,9 @@ describe('OpenAI Responses API', () => {
     expect(created.metadata).toEqual({ job: 'nightly' });
     const done = await finished(openai, created.id);
     expect(done.status).toBe('completed');
+    // What the request said is kept: later reads (from any server on the store) echo it too.
+    expect(done.metadata).toEqual({ job: 'nightly' });
+    expect(done.background).toBe(true);
     expect(done.output_text).toMatch(/tidal/i);
     // The model's tokens over the whole run, as the journal recorded them.
     expect(done.usage!.input_tokens).toBeGreaterThan(0);
@@ -189,8 +192,10 @@ describe('OpenAI Responses API', () => {
     expect(session(followUp)).toBe(session(first));
     expect(followUp.output_text.length).toBeGreaterThan(0);
     expect(followUp.output_text).not.toBe(first.output_text);
-    // The first response still reads as it was.
+    // The first response still reads as it was; the follow-up keeps what it continued.
     expect((await openai.responses.retrieve(first.id)).output_text).toBe(first.output_text);
+    expect((await openai.responses.retrieve(followUp.id)).previous_response_id).toBe(first.id);
+    expect((await openai.responses.retrieve(first.id)).previous_response_id).toBeNull();
     const inputs = await openai.responses.inputItems.list(followUp.id);
     expect(inputs.data).toHaveLength(1);
 
