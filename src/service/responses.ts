@@ -207,10 +207,12 @@ async function turnClient(context: ServiceContext, input: Message[], before: Mes
 async function turnUsage(context: ServiceContext, sessionId: string, events: StoredEvent[]) {
   const runs = new Set(events.flatMap((event) => (event.type === 'run-start' ? [event.data.runId] : [])));
   const usage = { inputTokens: 0, outputTokens: 0 };
-  for (const step of await context.store.listSteps(sessionId)) {
-    if (!runs.has(step.runId) || !step.usage) continue;
-    usage.inputTokens += step.usage.inputTokens ?? 0;
-    usage.outputTokens += step.usage.outputTokens ?? 0;
+  for (const runId of runs) {
+    // Superseded steps too: their tokens were spent.
+    for (const step of await context.store.listSteps(sessionId, { runId, includeSuperseded: true })) {
+      usage.inputTokens += step.usage?.inputTokens ?? 0;
+      usage.outputTokens += step.usage?.outputTokens ?? 0;
+    }
   }
   return usage;
 }

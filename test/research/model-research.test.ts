@@ -30,10 +30,7 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
 
     beforeEach(async () => {
       database = await harness.create();
-      // One fixed place per backend: the fake model answers from the request, source addresses
-      // included, so a random folder name would make its answers (and what they exercise) vary.
-      folder = join(tmpdir(), `quarry-model-research-${harness.name}`);
-      rmSync(folder, { recursive: true, force: true });
+      folder = mkdtempSync(join(tmpdir(), 'quarry-model-research-'));
       cpSync(fixtures, folder, { recursive: true });
     });
     afterEach(async () => {

@@ -7,7 +7,7 @@ import type { ChatRequest } from './fake-openai-server.ts';
  *   the prompt), its strings copied from the request's own text;
  * - `prose`: ignores `response_format` and wraps its JSON in chatty prose and a code fence;
  * - `invent`: answers in the schema, but every second item of a list is made up (quotes no source
- *   holds), ids are ones nobody gave it, and its prose cites sources that do not exist.
+ *   holds, ids nobody gave it), and its prose cites sources that do not exist.
  */
 export type FakeBehavior = 'honor' | 'prose' | 'invent';
 
@@ -100,7 +100,8 @@ function generate(
   const pick = (salt: string) => hash(`${seed}:${path}:${salt}`);
   if (schema.anyOf?.length) return generate(schema.anyOf[0]!, context, path, position, inStringArray);
   const type = Array.isArray(schema.type) ? schema.type.find((each) => each !== 'null') : schema.type;
-  if (schema.enum?.length && options.behavior !== 'invent')
+  // An inventing model makes up every second item it lists, ids too (`invented-N`, below).
+  if (schema.enum?.length && !(options.behavior === 'invent' && position % 2 === 1))
     return schema.enum[pick(String(position)) % schema.enum.length];
   switch (type) {
     case 'object': {
