@@ -36,7 +36,11 @@ export const responseCreateBody = z.object({
   background: z.boolean().nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
-  metadata: z.record(z.string().max(64), text(512)).nullish(),
+  // Kept with the run (later reads return it): OpenAI's limits, 16 pairs of ≤ 64-character keys.
+  metadata: z
+    .record(text(64), text(512))
+    .refine((value) => Object.keys(value).length <= 16, 'at most 16 pairs')
+    .nullish(),
 });
 
 const idParams = z.object({ id: text(200).openapi({ param: { name: 'id', in: 'path' } }) });

@@ -223,6 +223,10 @@ describe('OpenAI Responses API', () => {
       [{ input: '' }, 400],
       [{ input: [{ role: 'assistant', content: 'no question here' }] }, 400],
       [{ input: 'x', background: 'yes' }, 400],
+      [{ input: 'x', metadata: { job: 7 } }, 400],
+      [{ input: 'x', metadata: { ['k'.repeat(65)]: 'v' } }, 400],
+      [{ input: 'x', metadata: { 'nul\u0000key': 'v' } }, 400],
+      [{ input: 'x', metadata: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v'])) }, 400],
       [{ input: 'nul \u0000 byte' }, 400],
       [{ input: 'x', previous_response_id: 'resp_not_ours' }, 404],
     ] as const) {
