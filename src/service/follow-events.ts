@@ -63,7 +63,11 @@ export type SessionChange = { type: 'session'; session: Session } | { type: 'ses
 /** What following a user's sessions needs of a store. */
 export type SessionLog = Pick<OwnerStore, 'getSession' | 'subscribe'>;
 
-/** Changes are gathered this long before they are read: a running session writes many events a second. */
+/**
+ * Sessions are read at most this often: a running session writes many events a second. A change after
+ * a quiet moment is read at once (a new session shows up without delay); the ones that follow it
+ * within this time are gathered and read together.
+ */
 const SESSION_CHANGE_BATCH_MS = 250;
 
 /**
@@ -85,6 +89,7 @@ export async function* followSessionChanges(
   });
   const stop = () => wake?.();
   options.signal?.addEventListener('abort', stop);
+  let lastRead = Number.NEGATIVE_INFINITY;
   try {
     while (!options.signal?.aborted) {
       if (dirty.size === 0) {
@@ -94,7 +99,9 @@ export async function* followSessionChanges(
         wake = null;
         continue;
       }
-      await new Promise((resolve) => setTimeout(resolve, SESSION_CHANGE_BATCH_MS).unref());
+      const wait = lastRead + SESSION_CHANGE_BATCH_MS - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      lastRead = performance.now();
       const batch = [...dirty];
       dirty.clear();
       for (const [id, deleted] of batch) {
