@@ -16,11 +16,22 @@ const SESSIONS = 100;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'quarry.mjs');
 
+/**
+ * What any command on each database pays before Quarry's own code: node loading the database client
+ * and reading one row (pg loaded as Quarry loads it, without its fetch probe; see src/store/postgres/pg.ts).
+ */
+const clientFloor = {
+  sqlite:
+    "const D = require('better-sqlite3'); const db = new D(process.argv[1]); db.prepare('SELECT count(*) FROM sessions').get(); db.close();",
+  postgres:
+    "globalThis.navigator = { userAgent: 'Node.js' }; const pg = require('pg'); delete globalThis.navigator; const c = new pg.Client(process.argv[1]); c.connect().then(() => c.query('SELECT 1')).then(() => c.end());",
+};
+
 /** Wall times of `RUNS` fresh processes, after one unmeasured warm-up (the file cache). */
 function times(args: string[], env: NodeJS.ProcessEnv = {}): number[] {
   const run = () => {
     const start = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
     return ms;
@@ -71,11 +82,13 @@ export async function run(): Promise<void> {
     await addSessions(db);
     const env = { QUARRY_HOME: home.path, QUARRY_DB: db };
     row('quarry --help', times([bin, '--help'], env));
+    row('node + better-sqlite3, one query (SQLite floor)', times(['-e', clientFloor.sqlite, db]));
     row('quarry ls (SQLite)', times([bin, 'ls'], env));
     await inPostgresSchema(
       async (schema) => {
         const url = `${pgBenchUrl}${pgBenchUrl.includes('?') ? '&' : '?'}schema=${schema}`;
         await addSessions(url);
+        row('node + pg, connect and one query (PostgreSQL floor)', times(['-e', clientFloor.postgres, pgBenchUrl]));
         row('quarry ls (PostgreSQL)', times([bin, 'ls'], { QUARRY_HOME: home.path, QUARRY_DB: url }));
       },
       (reason) => rows.push(['quarry ls (PostgreSQL)', reason, '', '']),

@@ -3,6 +3,7 @@
 // `npm pack`; bin/quarry.mjs uses the build when it is newer than every source file.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 /**
@@ -21,6 +22,33 @@ const englishOnlyZod = {
       loader: 'js',
       resolveDir: process.cwd(),
     }));
+  },
+};
+
+/**
+ * src/shared/zod-mini.ts is bundled on its own first (zod inlined, only the functions it exports), so
+ * the command path that validates with it shares no chunk with zod's classic build: esbuild would put
+ * all of zod's core, which the classic build uses whole, into that shared chunk.
+ */
+const separateZodMini = {
+  name: 'separate-zod-mini',
+  setup(context) {
+    const source = resolve('src/shared/zod-mini.ts');
+    context.onResolve({ filter: /zod-mini\.ts$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === source ? { path: source, namespace: 'zod-mini' } : undefined,
+    );
+    context.onLoad({ filter: /.*/, namespace: 'zod-mini' }, async () => {
+      const bundled = await build({
+        entryPoints: [source],
+        bundle: true,
+        write: false,
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        logLevel: 'warning',
+      });
+      return { contents: bundled.outputFiles[0].text, loader: 'js', resolveDir: dirname(source) };
+    });
   },
 };
 
@@ -46,7 +74,7 @@ await build({
   // The runtime dependencies (native modules, and packages that load files of their own at run
   // time) stay in node_modules; everything else is bundled, so they are all an install needs.
   external: [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies ?? {}), 'pg-native'],
-  plugins: [englishOnlyZod],
+  plugins: [englishOnlyZod, separateZodMini],
   // Bundled CommonJS dependencies call require(); ES modules have none of their own.
   banner: {
     js: "import { createRequire as __quarryRequire } from 'node:module'; const require = __quarryRequire(import.meta.url);",

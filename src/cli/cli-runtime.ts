@@ -28,8 +28,7 @@ export class CliRuntime {
 
   /** The configuration: the command's flags, then the environment, the config file and defaults. */
   async config(flags: ConfigFlags = {}): Promise<QuarryConfig> {
-    // Loaded when a command needs it: `quarry --help` loads none of the store, service or config.
-    const { resolveConfig } = await import('../config/quarry-config.ts');
+    const { resolveConfig } = await import('./local-store.ts');
     this.resolved ??= resolveConfig({ env: this.env, flags: { ...flags, db: this.db ?? flags.db } });
     return this.resolved;
   }
@@ -42,10 +41,7 @@ export class CliRuntime {
   async open(flags: ConfigFlags = {}): Promise<CliContext> {
     if (this.context) return this.context;
     const config = await this.config(flags);
-    const [store, { localQueryContext }] = await Promise.all([
-      this.openStore(config),
-      import('../service/local-query-context.ts'),
-    ]);
+    const [store, { localQueryContext }] = await Promise.all([this.openStore(config), import('./local-store.ts')]);
     this.context = { ...localQueryContext(store, config), admin: store };
     return this.context;
   }
@@ -64,7 +60,7 @@ export class CliRuntime {
   }
 
   private async openStore(config: QuarryConfig): Promise<Store> {
-    const { openStore } = await import('../store/open-store.ts');
+    const { openStore } = await import('./local-store.ts');
     this.store ??= await openStore({
       db: config.db,
       retry: {

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from '../shared/zod-mini.ts';
+import { optional, strictObject } from '../shared/zod-mini.ts';
 import { invalidInput } from '../store/errors.ts';
 
 /**
@@ -75,55 +76,54 @@ export interface ConfigFlags {
   port?: number;
 }
 
-const keyed = z.object({ apiKey: z.string().optional(), baseUrl: z.string().url().optional() }).strict();
+const name = z.string().check(z.minLength(1));
+const names = optional(z.array(name));
+const int = (min: number, max?: number) =>
+  max === undefined ? z.int().check(z.minimum(min)) : z.int().check(z.minimum(min), z.maximum(max));
+const keyed = { apiKey: optional(z.string()), baseUrl: optional(z.url()) };
 
-/** `$QUARRY_HOME/config.json`: every field optional. */
-const fileSchema = z
-  .object({
-    db: z.string().min(1).optional(),
-    docs: z.array(z.string().min(1)).optional(),
-    search: z.array(z.string().min(1)).optional(),
-    model: z.string().min(1).optional(),
-    fastModel: z.string().min(1).optional(),
-    fetchAllow: z.array(z.string().min(1)).optional(),
-    pricePerMillionTokens: z
-      .object({ input: z.number().min(0), output: z.number().min(0) })
-      .strict()
-      .optional(),
-    providers: z
-      .object({
-        openai: keyed.optional(),
-        anthropic: keyed.optional(),
-        ollama: z.object({ baseUrl: z.string().url() }).strict().optional(),
-        openaiCompatible: keyed.extend({ structuredOutputs: z.boolean().optional() }).strict().optional(),
-        searxng: z.object({ url: z.string().url() }).strict().optional(),
-        tavily: keyed.optional(),
-        brave: keyed.optional(),
-        exa: keyed.optional(),
-        jina: keyed.optional(),
-      })
-      .strict()
-      .optional(),
-    server: z
-      .object({
-        host: z.string().min(1).optional(),
-        port: z.number().int().min(0).max(65535).optional(),
-        publicNames: z.array(z.string().min(1)).optional(),
-        limits: z
-          .object({
-            questionChars: z.number().int().min(100).optional(),
-            activeRuns: z.number().int().min(1).optional(),
-            sessions: z.number().int().min(1).optional(),
-          })
-          .strict()
-          .optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+/** `$QUARRY_HOME/config.json`: every field optional. Built only when there is a file to read. */
+const fileSchema = () =>
+  strictObject({
+    db: optional(name),
+    docs: names,
+    search: names,
+    model: optional(name),
+    fastModel: optional(name),
+    fetchAllow: names,
+    pricePerMillionTokens: optional(
+      strictObject({ input: z.number().check(z.minimum(0)), output: z.number().check(z.minimum(0)) }),
+    ),
+    providers: optional(
+      strictObject({
+        openai: optional(strictObject(keyed)),
+        anthropic: optional(strictObject(keyed)),
+        ollama: optional(strictObject({ baseUrl: z.url() })),
+        openaiCompatible: optional(strictObject({ ...keyed, structuredOutputs: optional(z.boolean()) })),
+        searxng: optional(strictObject({ url: z.url() })),
+        tavily: optional(strictObject(keyed)),
+        brave: optional(strictObject(keyed)),
+        exa: optional(strictObject(keyed)),
+        jina: optional(strictObject(keyed)),
+      }),
+    ),
+    server: optional(
+      strictObject({
+        host: optional(name),
+        port: optional(int(0, 65535)),
+        publicNames: names,
+        limits: optional(
+          strictObject({
+            questionChars: optional(int(100)),
+            activeRuns: optional(int(1)),
+            sessions: optional(int(1)),
+          }),
+        ),
+      }),
+    ),
+  });
 
-export type ConfigFile = z.infer<typeof fileSchema>;
+export type ConfigFile = z.infer<ReturnType<typeof fileSchema>>;
 
 export const defaultLimits: UserLimits = { questionChars: 20_000, activeRuns: 4, sessions: 10_000 };
 
@@ -151,7 +151,7 @@ function readConfigFile(path: string): ConfigFile {
   } catch (error) {
     throw invalidInput('config', `${path} is not valid JSON: ${(error as Error).message}`);
   }
-  const result = fileSchema.safeParse(parsed);
+  const result = fileSchema().safeParse(parsed);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   throw invalidInput('config', `${path}: ${issue.path.join('.') || 'the file'} ${issue.message}`);

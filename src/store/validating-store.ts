@@ -1,5 +1,6 @@
-import { z } from 'zod';
 import { type EventType, eventTypes } from '../shared/events.ts';
+import * as z from '../shared/zod-mini.ts';
+import { nullable, optional } from '../shared/zod-mini.ts';
 import { errorCodes, invalidInput, QuarryError } from './errors.ts';
 import { sessionSnapshotSchema } from './snapshot-schema.ts';
 import { finishedStatuses, messageRoles, type Store, sessionStatuses, stepKinds } from './store.ts';
@@ -24,70 +25,81 @@ function jsonSize(value: unknown): number {
 
 /** Any JSON-serializable value no larger than `maxBytes`. */
 const payload = (maxBytes: number) =>
-  z
-    .unknown()
-    .optional()
-    .superRefine((value, ctx) => {
-      let size: number;
-      try {
-        size = jsonSize(value);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON-serializable' });
-        return;
-      }
-      if (size > maxBytes)
-        ctx.addIssue({
-          code: 'custom',
-          message: `is ${size} bytes; the limit is ${maxBytes}`,
-          params: { tooLarge: true },
-        });
-    });
+  z.optional(
+    z.unknown().check(
+      z.superRefine((value, ctx) => {
+        let size: number;
+        try {
+          size = jsonSize(value);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be JSON-serializable' });
+          return;
+        }
+        if (size > maxBytes)
+          ctx.addIssue({
+            code: 'custom',
+            message: `is ${size} bytes; the limit is ${maxBytes}`,
+            params: { tooLarge: true },
+          });
+      }),
+    ),
+  );
 
 const bigText = (max: number) =>
-  z.string().superRefine((value, ctx) => {
-    if (value.length > max)
-      ctx.addIssue({ code: 'custom', message: `is longer than ${max} characters`, params: { tooLarge: true } });
-  });
+  z.string().check(
+    z.superRefine((value, ctx) => {
+      if (value.length > max)
+        ctx.addIssue({ code: 'custom', message: `is longer than ${max} characters`, params: { tooLarge: true } });
+    }),
+  );
 
-const id = z.string().min(1).max(128);
-const nonEmpty = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
-const settings = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-  if (jsonSize(value) > limits.settingsBytes)
-    ctx.addIssue({ code: 'custom', message: `exceed ${limits.settingsBytes} bytes`, params: { tooLarge: true } });
-});
+const maybe = <T extends z.ZodMiniType>(schema: T) => optional(nullable(schema));
+const text = (max: number) => z.string().check(z.maxLength(max));
+const int = (min: number, max?: number) =>
+  max === undefined ? z.int().check(z.minimum(min)) : z.int().check(z.minimum(min), z.maximum(max));
+const number = (min: number, max?: number) =>
+  max === undefined ? z.number().check(z.minimum(min)) : z.number().check(z.minimum(min), z.maximum(max));
+const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
+const someOf = <T extends z.ZodMiniType>(item: T) => z.array(item).check(z.minLength(1));
+const sha256Hex = (message?: string) => z.string().check(z.regex(/^[0-9a-f]{64}$/, message));
+
+const id = z.string().check(z.minLength(1), z.maxLength(128));
+const nonEmpty = (max: number) => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(max));
+const settings = z.record(z.string(), z.unknown()).check(
+  z.superRefine((value, ctx) => {
+    if (jsonSize(value) > limits.settingsBytes)
+      ctx.addIssue({ code: 'custom', message: `exceed ${limits.settingsBytes} bytes`, params: { tooLarge: true } });
+  }),
+);
 const status = z.enum(sessionStatuses);
 const role = z.enum(messageRoles);
-const ownerScope = z.object({ ownerId: id.optional() }).optional();
-const fence = z.object({ sessionId: id, epoch: z.number().int().min(0) });
-const lease = fence.extend({ workerId: nonEmpty(200), expiresAt: z.number() });
+const ownerScope = optional(z.object({ ownerId: optional(id) }));
+const fence = z.object({ sessionId: id, epoch: int(0) });
+const lease = z.extend(fence, { workerId: nonEmpty(200), expiresAt: z.number() });
 const stepKey = nonEmpty(500);
-const phase = z.string().max(100).nullable().optional();
+const phase = maybe(text(100));
 const event = z.object({ type: z.enum(eventTypes as [EventType, ...EventType[]]), data: payload(limits.payloadBytes) });
-const events = z.array(event).max(100).optional();
-const errorInfo = z.object({ code: z.enum(errorCodes), message: z.string().max(10_000) });
-const usage = z
-  .object({
-    model: z.string().max(200).optional(),
-    inputTokens: z.number().int().min(0).optional(),
-    outputTokens: z.number().int().min(0).optional(),
-    totalTokens: z.number().int().min(0).optional(),
-    costUsd: z.number().min(0).optional(),
-    latencyMs: z.number().min(0).optional(),
-  })
-  .optional();
-const prompt = z
-  .object({
-    model: z.string().max(200).optional(),
-    system: bigText(limits.messageChars).optional(),
+const events = optional(list(event, 100));
+const errorInfo = z.object({ code: z.enum(errorCodes), message: text(10_000) });
+const usage = optional(
+  z.object({
+    model: optional(text(200)),
+    inputTokens: optional(int(0)),
+    outputTokens: optional(int(0)),
+    totalTokens: optional(int(0)),
+    costUsd: optional(number(0)),
+    latencyMs: optional(number(0)),
+  }),
+);
+const prompt = optional(
+  z.object({
+    model: optional(text(200)),
+    system: optional(bigText(limits.messageChars)),
     user: bigText(limits.payloadBytes),
-  })
-  .optional();
-const ttlMs = z
-  .number()
-  .int()
-  .min(1)
-  .max(24 * 3600 * 1000);
-const workflow = z.object({ name: nonEmpty(100), version: z.number().int().min(0) });
+  }),
+);
+const ttlMs = int(1, 24 * 3600 * 1000);
+const workflow = z.object({ name: nonEmpty(100), version: int(0) });
 const message = z.object({ role, content: bigText(limits.messageChars) });
 const beginStep = z.object({
   runId: id,
@@ -99,246 +111,248 @@ const beginStep = z.object({
   events,
 });
 
-/** Positional argument schemas per method; methods not listed take no checked arguments. */
-const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
-  createSession: [
+/**
+ * Positional argument schemas per method, built on a method's first call (a command that lists
+ * sessions builds one); methods not listed take no checked arguments.
+ */
+const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
+  createSession: () => [
     z.object({
-      id: id.optional(),
+      id: optional(id),
       ownerId: id,
       title: nonEmpty(limits.titleChars),
-      question: bigText(limits.questionChars).trim().min(1, 'must not be empty'),
-      settings: settings.optional(),
+      question: bigText(limits.questionChars).check(z.trim(), z.minLength(1, 'must not be empty')),
+      settings: optional(settings),
       workflow,
-      status: z.enum(['queued', 'interrupted']).optional(),
-      message: message.optional(),
-      run: z.object({ kind: nonEmpty(50), input: payload(limits.payloadBytes) }).optional(),
-      externalId: nonEmpty(200).optional(),
+      status: optional(z.enum(['queued', 'interrupted'])),
+      message: optional(message),
+      run: optional(z.object({ kind: nonEmpty(50), input: payload(limits.payloadBytes) })),
+      externalId: optional(nonEmpty(200)),
     }),
   ],
-  getSession: [id, ownerScope],
-  findSessionByExternalId: [nonEmpty(200), z.object({ ownerId: id })],
-  listForks: [id, ownerScope],
-  listSessions: [
-    z
-      .object({
-        ownerId: id.optional(),
-        status: z.array(status).optional(),
-        search: z.string().max(500).optional(),
-        limit: z.number().int().min(1).max(limits.listLimit).optional(),
-        cursor: z.string().max(1000).optional(),
-      })
-      .optional(),
+  getSession: () => [id, ownerScope],
+  findSessionByExternalId: () => [nonEmpty(200), z.object({ ownerId: id })],
+  listForks: () => [id, ownerScope],
+  listSessions: () => [
+    optional(
+      z.object({
+        ownerId: optional(id),
+        status: optional(z.array(status)),
+        search: optional(text(500)),
+        limit: optional(int(1, limits.listLimit)),
+        cursor: optional(text(1000)),
+      }),
+    ),
   ],
-  countSessions: [ownerScope],
-  findSessionIds: [
-    z.string().min(1).max(128),
-    z.object({ ownerId: id.optional(), limit: z.number().int().min(1).max(100).optional() }).optional(),
-  ],
-  updateSession: [
+  countSessions: () => [ownerScope],
+  findSessionIds: () => [id, optional(z.object({ ownerId: optional(id), limit: optional(int(1, 100)) }))],
+  updateSession: () => [
     id,
     z.object({
-      title: nonEmpty(limits.titleChars).optional(),
-      settings: settings.optional(),
-      status: status.optional(),
-      error: errorInfo.nullable().optional(),
+      title: optional(nonEmpty(limits.titleChars)),
+      settings: optional(settings),
+      status: optional(status),
+      error: maybe(errorInfo),
     }),
     ownerScope,
   ],
-  deleteSession: [id, ownerScope],
-  appendMessage: [
+  deleteSession: () => [id, ownerScope],
+  appendMessage: () => [
     z.object({
       sessionId: id,
       role,
       content: bigText(limits.messageChars),
-      runId: id.nullable().optional(),
+      runId: maybe(id),
       phase,
-      fence: fence.optional(),
+      fence: optional(fence),
     }),
   ],
-  listMessages: [
+  listMessages: () => [
     id,
-    z.object({ runId: id.optional(), phase: z.string().max(100).optional(), ownerId: id.optional() }).optional(),
+    optional(z.object({ runId: optional(id), phase: optional(text(100)), ownerId: optional(id) })),
   ],
-  startRun: [
+  startRun: () => [
     z.object({
       sessionId: id,
       kind: nonEmpty(50),
       input: payload(limits.payloadBytes),
-      message: message.optional(),
-      ownerId: id.optional(),
-      status: z.enum(['queued', 'interrupted']).optional(),
+      message: optional(message),
+      ownerId: optional(id),
+      status: optional(z.enum(['queued', 'interrupted'])),
     }),
   ],
-  getRun: [id],
-  listRuns: [id, ownerScope],
-  beginStep: [fence, beginStep],
-  completeStep: [fence, z.object({ runId: id, key: stepKey, output: payload(limits.payloadBytes), usage, events })],
-  failStep: [fence, z.object({ runId: id, key: stepKey, error: errorInfo, events })],
-  recordStep: [fence, beginStep.extend({ output: payload(limits.payloadBytes), usage })],
-  supersedeSteps: [fence, z.object({ runId: id, fromSeq: z.number().int().min(1), events })],
-  loadJournal: [id],
-  listSteps: [id],
-  getStep: [id, stepKey],
-  putBlob: [
+  getRun: () => [id],
+  listRuns: () => [id, ownerScope],
+  beginStep: () => [fence, beginStep],
+  completeStep: () => [
+    fence,
+    z.object({ runId: id, key: stepKey, output: payload(limits.payloadBytes), usage, events }),
+  ],
+  failStep: () => [fence, z.object({ runId: id, key: stepKey, error: errorInfo, events })],
+  recordStep: () => [fence, z.extend(beginStep, { output: payload(limits.payloadBytes), usage })],
+  supersedeSteps: () => [fence, z.object({ runId: id, fromSeq: int(1), events })],
+  loadJournal: () => [id],
+  listSteps: () => [id],
+  getStep: () => [id, stepKey],
+  putBlob: () => [
     id,
-    z.instanceof(Uint8Array).refine((data) => data.byteLength <= limits.blobBytes, {
-      message: `exceeds ${limits.blobBytes} bytes`,
-      params: { tooLarge: true },
-    }),
+    z.instanceof(Uint8Array).check(
+      z.refine((data) => data.byteLength <= limits.blobBytes, {
+        message: `exceeds ${limits.blobBytes} bytes`,
+        params: { tooLarge: true },
+      }),
+    ),
   ],
-  getBlob: [z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha-256 hex digest')],
-  upsertSource: [
+  getBlob: () => [sha256Hex('must be a sha-256 hex digest')],
+  upsertSource: () => [
     z.object({
       sessionId: id,
       url: nonEmpty(4000),
-      title: z.string().max(1000).optional(),
-      contentHash: z.string().max(128).nullable().optional(),
-      considered: z.number().int().min(0).optional(),
-      selected: z.number().int().min(0).optional(),
-      citation: z.number().int().min(1).optional(),
-      metadata: settings.optional(),
-      runId: id.nullable().optional(),
-      fence: fence.optional(),
+      title: optional(text(1000)),
+      contentHash: maybe(text(128)),
+      considered: optional(int(0)),
+      selected: optional(int(0)),
+      citation: optional(int(1)),
+      metadata: optional(settings),
+      runId: maybe(id),
+      fence: optional(fence),
     }),
   ],
-  listSources: [id, ownerScope],
-  appendEvent: [
-    z.object({
-      sessionId: id,
-      fence: fence.optional(),
-      event,
-    }),
-  ],
-  readEvents: [
+  listSources: () => [id, ownerScope],
+  appendEvent: () => [z.object({ sessionId: id, fence: optional(fence), event })],
+  readEvents: () => [
     id,
-    z
-      .object({
-        after: z.number().int().min(0).optional(),
-        limit: z.number().int().min(1).max(10_000).optional(),
-        ownerId: id.optional(),
-      })
-      .optional(),
+    optional(z.object({ after: optional(int(0)), limit: optional(int(1, 10_000)), ownerId: optional(id) })),
   ],
-  claimSession: [
+  claimSession: () => [
     z.object({
       sessionId: id,
       workerId: nonEmpty(200),
       ttlMs,
-      fromStatuses: z.array(status).min(1).optional(),
-      ownerId: id.optional(),
-      host: nonEmpty(500).optional(),
-      pid: z.number().int().min(0).optional(),
-      takeOverEpoch: z.number().int().min(0).optional(),
+      fromStatuses: optional(someOf(status)),
+      ownerId: optional(id),
+      host: optional(nonEmpty(500)),
+      pid: optional(int(0)),
+      takeOverEpoch: optional(int(0)),
     }),
   ],
-  claimNext: [
+  claimNext: () => [
     z.object({
       workerId: nonEmpty(200),
       ttlMs,
-      maxClaims: z.number().int().min(1).optional(),
-      host: nonEmpty(500).optional(),
-      pid: z.number().int().min(0).optional(),
+      maxClaims: optional(int(1)),
+      host: optional(nonEmpty(500)),
+      pid: optional(int(0)),
     }),
   ],
-  heartbeat: [lease, ttlMs],
-  release: [
+  heartbeat: () => [lease, ttlMs],
+  release: () => [
     lease,
     z.object({
       status: z.enum(['completed', 'failed', 'interrupted', 'waiting', 'queued']),
-      error: errorInfo.nullable().optional(),
+      error: maybe(errorInfo),
       runOutput: payload(limits.payloadBytes),
-      waitingFor: stepKey.optional(),
+      waitingFor: optional(stepKey),
       events,
     }),
   ],
-  requestStop: [id, ownerScope],
-  deliverInput: [
+  requestStop: () => [id, ownerScope],
+  deliverInput: () => [
     z.object({
       sessionId: id,
       runId: id,
       requestKey: stepKey,
       value: payload(limits.messageChars),
-      ownerId: id.optional(),
+      ownerId: optional(id),
     }),
   ],
-  readInput: [id, stepKey],
-  createUser: [
+  readInput: () => [id, stepKey],
+  createUser: () => [
     z.object({
-      id: id.optional(),
-      name: nonEmpty(100).regex(/^[\w.@-]+$/, 'may contain letters, digits, "_", ".", "@" and "-"'),
+      id: optional(id),
+      name: nonEmpty(100).check(z.regex(/^[\w.@-]+$/, 'may contain letters, digits, "_", ".", "@" and "-"')),
     }),
   ],
-  deleteUser: [id],
-  addApiToken: [
+  deleteUser: () => [id],
+  addApiToken: () => [
     z.object({
       userId: id,
-      tokenHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha-256 hex digest'),
-      label: z.string().max(200).optional(),
-      expiresAt: z.number().int().min(0).nullable().optional(),
+      tokenHash: sha256Hex('must be a sha-256 hex digest'),
+      label: optional(text(200)),
+      expiresAt: maybe(int(0)),
     }),
   ],
-  listApiTokens: [id.optional()],
-  deleteApiToken: [nonEmpty(64)],
-  findUserByTokenHash: [z.string().max(128)],
-  upsertDocument: [
+  listApiTokens: () => [optional(id)],
+  deleteApiToken: () => [nonEmpty(64)],
+  findUserByTokenHash: () => [text(128)],
+  upsertDocument: () => [
     z.object({
       path: nonEmpty(4000),
-      title: z.string().max(1000),
+      title: text(1000),
       kind: nonEmpty(20),
-      size: z.number().int().min(0),
-      mtimeMs: z.number().min(0),
-      contentHash: z.string().regex(/^[0-9a-f]{64}$/),
-      chars: z.number().int().min(0),
+      size: int(0),
+      mtimeMs: number(0),
+      contentHash: sha256Hex(),
+      chars: int(0),
       navigation: z.boolean(),
-      passages: z
-        .array(
-          z.object({
-            start: z.number().int().min(0),
-            end: z.number().int().min(0),
-            text: bigText(limits.messageChars),
-            headings: z.string().max(2000),
-            linkDensity: z.number().min(0).max(1),
-          }),
-        )
-        .max(200_000),
+      passages: list(
+        z.object({
+          start: int(0),
+          end: int(0),
+          text: bigText(limits.messageChars),
+          headings: text(2000),
+          linkDensity: number(0, 1),
+        }),
+        200_000,
+      ),
     }),
   ],
-  touchDocument: [z.object({ path: nonEmpty(4000), mtimeMs: z.number().min(0), size: z.number().int().min(0) })],
-  listDocuments: [z.object({ pathPrefix: z.string().max(4000).optional() }).optional()],
-  removeDocuments: [z.array(z.string().max(4000)).max(1_000_000)],
-  refreshCorpusStatistics: [],
-  readPassages: [
-    z.object({ documentId: z.number().int().min(0), positions: z.array(z.number().int().min(0)).max(100) }),
-  ],
-  searchPassages: [
+  touchDocument: () => [z.object({ path: nonEmpty(4000), mtimeMs: number(0), size: int(0) })],
+  listDocuments: () => [optional(z.object({ pathPrefix: optional(text(4000)) }))],
+  removeDocuments: () => [list(text(4000), 1_000_000)],
+  refreshCorpusStatistics: () => [],
+  readPassages: () => [z.object({ documentId: int(0), positions: list(int(0), 100) })],
+  searchPassages: () => [
     z.object({
-      query: z.string().max(2000),
-      limit: z.number().int().min(1).max(100).optional(),
-      pathPrefixes: z.array(z.string().min(1).max(4000)).max(50).optional(),
+      query: text(2000),
+      limit: optional(int(1, 100)),
+      pathPrefixes: optional(list(z.string().check(z.minLength(1), z.maxLength(4000)), 50)),
     }),
   ],
-  importSession: [sessionSnapshotSchema, z.object({ ownerId: id })],
-  forkSession: [
+  importSession: () => [sessionSnapshotSchema(), z.object({ ownerId: id })],
+  forkSession: () => [
     z.object({
       sessionId: id,
-      beforeStep: stepKey.optional(),
-      ownerId: id.optional(),
-      newSessionId: id.optional(),
-      title: nonEmpty(limits.titleChars).optional(),
-      workflow: workflow.optional(),
+      beforeStep: optional(stepKey),
+      ownerId: optional(id),
+      newSessionId: optional(id),
+      title: optional(nonEmpty(limits.titleChars)),
+      workflow: optional(workflow),
     }),
   ],
-  deleteFinishedSessions: [
+  deleteFinishedSessions: () => [
     z.object({
-      olderThanMs: z.number().int().min(0),
-      statuses: z.array(z.enum(finishedStatuses)).min(1).optional(),
-      ownerId: id.optional(),
-      dryRun: z.boolean().optional(),
-      batchSize: z.number().int().min(1).max(10_000).optional(),
-      signal: z.instanceof(AbortSignal).optional(),
+      olderThanMs: int(0),
+      statuses: optional(someOf(z.enum(finishedStatuses))),
+      ownerId: optional(id),
+      dryRun: optional(z.boolean()),
+      batchSize: optional(int(1, 10_000)),
+      signal: optional(z.instanceof(AbortSignal)),
     }),
   ],
 };
+
+const built = new Map<string, z.ZodMiniType[]>();
+
+function schemasOf(method: PropertyKey): z.ZodMiniType[] | undefined {
+  if (typeof method !== 'string' || !Object.hasOwn(argumentSchemas, method)) return undefined;
+  let schemas = built.get(method);
+  if (!schemas) {
+    schemas = argumentSchemas[method as keyof Store]!();
+    built.set(method, schemas);
+  }
+  return schemas;
+}
 
 function toQuarryError(method: string, position: number, error: z.ZodError): QuarryError {
   const issue = error.issues[0]!;
@@ -361,7 +375,7 @@ export function validatingStore(store: Store): Store {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
-      const schemas = argumentSchemas[property as keyof Store];
+      const schemas = schemasOf(property);
       if (typeof value !== 'function' || !schemas) return typeof value === 'function' ? value.bind(target) : value;
       return (...args: unknown[]) => {
         const parsed = [...args];

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { listSessions } from '../../service/list-sessions.ts';
 import { invalidInput } from '../../store/errors.ts';
 import { type SessionStatus, sessionStatuses } from '../../store/store.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
@@ -31,7 +32,6 @@ export function registerLs(program: Command, runtime: CliRuntime): void {
     .option('--search <text>', 'only sessions whose title or question contains the text')
     .option('--limit <n>', 'how many to show (1-500)', '50')
     .action(async (options: { status?: string; search?: string; limit?: string }) => {
-      const { listSessions } = await import('../../service/list-sessions.ts');
       const context = await runtime.open();
       const page = await listSessions(context, {
         status: parseStatuses(options.status),

@@ -1,8 +1,9 @@
-import pg from 'pg';
+import type { Client, ClientBase, Pool, PoolClient } from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
 import { isRetryable, QuarryError } from '../errors.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
+import pg from './pg.ts';
 
 export interface PostgresDriverOptions {
   /** Schema for Quarry's tables (created if missing). Default `public`. */
@@ -177,15 +178,15 @@ export class PostgresDriver implements SqlDriver {
   readonly fullText = fullText;
   readonly location: string;
   readonly schema: string;
-  private readonly pool: pg.Pool;
+  private readonly pool: Pool;
   private readonly connectionString: string;
   /** The notification connection, from the moment it starts connecting (so `close` can end it then too). */
-  private listener: pg.Client | null = null;
-  private listenerReady: Promise<pg.Client> | null = null;
+  private listener: Client | null = null;
+  private listenerReady: Promise<Client> | null = null;
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
   /** Connections that reported an error; released ones are ended, never handed out again. */
-  private readonly broken = new WeakSet<pg.ClientBase>();
+  private readonly broken = new WeakSet<ClientBase>();
   private readonly reconnectDelaysMs: readonly number[];
   private readonly clock: Clock;
 
@@ -263,8 +264,8 @@ export class PostgresDriver implements SqlDriver {
    * A pooled, live connection; failing to get one is a `NotSent` (nothing reached the server), and
    * so is one the server ended as it was handed over.
    */
-  private async checkOut(): Promise<pg.PoolClient> {
-    let client: pg.PoolClient;
+  private async checkOut(): Promise<PoolClient> {
+    let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
@@ -383,7 +384,7 @@ export class PostgresDriver implements SqlDriver {
     return `${this.schema}_${channel}`;
   }
 
-  private ensureListener(): Promise<pg.Client> {
+  private ensureListener(): Promise<Client> {
     if (this.listenerReady) return this.listenerReady;
     const client = new pg.Client({ connectionString: this.connectionString });
     this.listener = client;

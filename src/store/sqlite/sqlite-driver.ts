@@ -1,11 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { QuarryError } from '../errors.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
+
+// Required, not imported: importing a CommonJS package from an ES module makes Node scan its source
+// for export names first, a cost every command that opens a store would pay.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 
 export interface SqliteDriverOptions {
   /** `NORMAL` (default; durable across process crashes, WAL) or `FULL` (also across power loss). */
@@ -102,8 +107,8 @@ export class SqliteDriver implements SqlDriver {
   readonly dialect = dialect;
   readonly fullText = fullText;
   readonly location: string;
-  private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly db: BetterSqlite3.Database;
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly emitter = new EventEmitter();
   private pollTimer: NodeJS.Timeout | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
@@ -140,7 +145,7 @@ export class SqliteDriver implements SqlDriver {
    * mounted read-only, another user's) cannot keep WAL's shared-memory file there; it is read from
    * a private snapshot copy instead, so its sessions can still be listed and shown.
    */
-  private open(path: string, options: SqliteDriverOptions): Database.Database {
+  private open(path: string, options: SqliteDriverOptions): BetterSqlite3.Database {
     try {
       const db = new Database(path);
       this.wrapErrors(() => db.pragma('journal_mode = WAL'));
