@@ -1,7 +1,7 @@
 /**
  * Step commit latency: begin + complete of one journaled step, against the limits measured beside it
- * on the same database and connection: one single-row INSERT on its own (one round trip, autocommit)
- * and the same INSERT inside BEGIN/COMMIT. On PostgreSQL begin and complete are one statement each
+ * on the same database, timed in turn with each step: one single-row INSERT on its own (one round
+ * trip, autocommit) and the same INSERT inside BEGIN/COMMIT. On PostgreSQL begin and complete are one statement each
  * (migration 6); on SQLite they are transactions in-process. Medians and p99.
  * Run alone: `node --import tsx bench/store-commit-latency.ts`.
  */
@@ -9,7 +9,6 @@ type StoreOptions = Omit<OpenStoreOptions, 'db'>;
 
 import { join } from 'node:path';
 import { type OpenStoreOptions, openDriver, openStore } from '../src/store/open-store.ts';
-import type { Store } from '../src/store/store.ts';
 import {
   formatMs,
   inPostgresSchema,
@@ -23,55 +22,55 @@ import {
 
 const STEPS = 500;
 
-async function stepLatencies(store: Store): Promise<number[]> {
-  const session = await store.createSession({
-    ownerId: 'bench',
-    title: 'Latency',
-    question: 'q',
-    workflow: { name: 'bench', version: 1 },
-    run: { kind: 'initial' },
-  });
-  const lease = await store.claimSession({ sessionId: session.id, workerId: 'bench', ttlMs: 600_000 });
-  const runId = session.currentRunId!;
-  const times: number[] = [];
-  for (let step = 0; step < STEPS; step++) {
-    times.push(
-      await timeMs(async () => {
-        await store.beginStep(lease, {
-          runId,
-          key: `step-${step}`,
-          phase: 'search',
-          kind: 'task',
-          input: { query: `query ${step}` },
-        });
-        await store.completeStep(lease, {
-          runId,
-          key: `step-${step}`,
-          output: { results: [`https://example.org/${step}`], count: 1 },
-        });
-      }),
-    );
-  }
-  return times;
+interface Latencies {
+  steps: number[];
+  alone: number[];
+  inTransaction: number[];
 }
 
-async function bareInsertLatencies(
-  location: string,
-  options: StoreOptions,
-): Promise<{ alone: number[]; inTransaction: number[] }> {
+/**
+ * Each step is timed beside its limits, in turn (a step, one INSERT, one INSERT in a transaction),
+ * so a noisy moment on the machine weighs on all three alike.
+ */
+async function latencies(location: string, options: StoreOptions): Promise<Latencies> {
+  const store = await openStore({ db: location, ...options });
   const driver = await openDriver(location, options);
   try {
+    const session = await store.createSession({
+      ownerId: 'bench',
+      title: 'Latency',
+      question: 'q',
+      workflow: { name: 'bench', version: 1 },
+      run: { kind: 'initial' },
+    });
+    const lease = await store.claimSession({ sessionId: session.id, workerId: 'bench', ttlMs: 600_000 });
+    const runId = session.currentRunId!;
     await driver.query('CREATE TABLE IF NOT EXISTS bench_bare (id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
     const payload = (step: number) => JSON.stringify({ results: [`https://example.org/${step}`] });
-    const alone: number[] = [];
-    const inTransaction: number[] = [];
+    const result: Latencies = { steps: [], alone: [], inTransaction: [] };
     for (let step = 0; step < STEPS; step++) {
-      alone.push(
+      result.steps.push(
+        await timeMs(async () => {
+          await store.beginStep(lease, {
+            runId,
+            key: `step-${step}`,
+            phase: 'search',
+            kind: 'task',
+            input: { query: `query ${step}` },
+          });
+          await store.completeStep(lease, {
+            runId,
+            key: `step-${step}`,
+            output: { results: [`https://example.org/${step}`], count: 1 },
+          });
+        }),
+      );
+      result.alone.push(
         await timeMs(() =>
           driver.query('INSERT INTO bench_bare (id, payload) VALUES (?, ?)', [`a-${step}`, payload(step)]),
         ),
       );
-      inTransaction.push(
+      result.inTransaction.push(
         await timeMs(() =>
           driver.transaction((tx) =>
             tx.query('INSERT INTO bench_bare (id, payload) VALUES (?, ?)', [`t-${step}`, payload(step)]),
@@ -79,25 +78,23 @@ async function bareInsertLatencies(
         ),
       );
     }
-    return { alone, inTransaction };
+    return result;
   } finally {
     await driver.close();
+    await store.close();
   }
 }
 
 async function measure(label: string, location: string, options: StoreOptions, rows: string[][]): Promise<void> {
-  const store = await openStore({ db: location, ...options });
-  const steps = await stepLatencies(store);
-  await store.close();
-  const bare = await bareInsertLatencies(location, options);
+  const { steps, alone, inTransaction } = await latencies(location, options);
   rows.push([
     label,
     formatMs(median(steps)),
     formatMs(percentile(steps, 99)),
-    formatMs(median(bare.alone)),
-    formatMs(percentile(bare.alone, 99)),
-    formatMs(median(bare.inTransaction)),
-    `${(median(steps) / median(bare.alone)).toFixed(1)}×`,
+    formatMs(median(alone)),
+    formatMs(percentile(alone, 99)),
+    formatMs(median(inTransaction)),
+    `${(median(steps) / median(alone)).toFixed(1)}×`,
   ]);
 }
 

@@ -185,6 +185,8 @@ export class PostgresDriver implements SqlDriver {
   private listenerReady: Promise<Client> | null = null;
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
+  /** Statements as sent, by their `?` text (placeholders rewritten once). */
+  private readonly statements = new Map<string, { text: string; name?: string }>();
   /** Connections that reported an error; released ones are ended, never handed out again. */
   private readonly broken = new WeakSet<ClientBase>();
   private readonly reconnectDelaysMs: readonly number[];
@@ -248,7 +250,7 @@ export class PostgresDriver implements SqlDriver {
       const client = await this.checkOut();
       let failed = false;
       try {
-        return (await client.query(toPostgresPlaceholders(sql), params as unknown[])).rows as T[];
+        return (await client.query({ ...this.statement(sql), values: params as unknown[] })).rows as T[];
       } catch (error) {
         failed = !(error as { code?: string }).code;
         const mapped = mapPostgresError(error, this.location);
@@ -258,6 +260,24 @@ export class PostgresDriver implements SqlDriver {
         client.release(failed || this.broken.has(client));
       }
     });
+  }
+
+  /**
+   * The statement to send for `sql`. A call of one of Quarry's functions (a step's begin or complete,
+   * run for every step) is a named prepared statement: each connection parses and plans it once, not
+   * on every call, and a function call's plan does not depend on its arguments.
+   */
+  private statement(sql: string): { text: string; name?: string } {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = { text: toPostgresPlaceholders(sql) };
+      // A bounded cache: a name is given only to a statement kept, so no name ever means two texts.
+      if (this.statements.size < 1_000) {
+        if (/^SELECT \* FROM quarry_\w+\([?, ]*\)$/.test(sql)) statement.name = `quarry_${this.statements.size}`;
+        this.statements.set(sql, statement);
+      }
+    }
+    return statement;
   }
 
   /**
