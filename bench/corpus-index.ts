@@ -19,7 +19,7 @@ const FILE_BYTES = 100 * 1024;
  * uniform rank) distribution, so common words are everywhere and most words are rare, as in real
  * documents. (A small vocabulary would make every query match every passage.)
  */
-function zipfText(random: () => number) {
+export function zipfText(random: () => number) {
   const syllables = [
     'ka',
     'lo',
@@ -67,7 +67,7 @@ function zipfText(random: () => number) {
   };
 }
 
-function generateCorpus(folder: string, megabytes: number): number {
+export function generateCorpus(folder: string, megabytes: number): number {
   const generator = zipfText(seededRandom(7));
   let bytes = 0;
   for (let index = 0; bytes < megabytes * 1024 * 1024; index++) {

@@ -87,7 +87,12 @@ const fullText: FullTextDialect = {
     WHERE p.tsv @@ q${filter} ORDER BY score DESC, p.id LIMIT ?`,
   // Terms are letters and digits only (the caller's tokenizer), quoted as tsquery lexemes.
   searchParams: (terms) => [terms.map((term) => `'${term}'`).join(' | ')],
-  countSql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM corpus_passages WHERE tsv @@ to_tsquery('english', ?) LIMIT ${FREQUENCY_CAP}) found`,
+  countSql: (terms) =>
+    Array.from(
+      { length: terms },
+      (_, index) =>
+        `SELECT ${index} AS i, COUNT(*) AS n FROM (SELECT 1 FROM corpus_passages WHERE tsv @@ to_tsquery('english', ?) LIMIT ${FREQUENCY_CAP}) found`,
+    ).join(' UNION ALL '),
   // Without statistics the planner misjudges the GIN index and searches slow down as the corpus grows.
   refreshStatisticsSql: 'ANALYZE corpus_passages, corpus_documents',
 };

@@ -235,18 +235,19 @@ async function inverseFrequencies(
     cached = { expires: Date.now() + FREQUENCY_TTL_MS, total: Number(total?.n ?? 0), terms: new Map() };
     frequencies.set(ctx.driver, cached);
   }
+  // The words not seen lately are counted together, in one statement.
+  const uncounted = [...new Set(terms.filter((term) => !cached.terms.has(term)))];
+  if (uncounted.length > 0) {
+    const rows = await ctx.driver.query<{ i: number; n: number }>(
+      ctx.driver.fullText.countSql(uncounted.length),
+      uncounted.flatMap((term) => ctx.driver.fullText.searchParams([term])),
+    );
+    for (const row of rows) cached.terms.set(uncounted[Number(row.i)]!, Number(row.n));
+  }
   const idf = new Map<string, number>();
   const common = new Set<string>();
   for (const term of terms) {
-    let frequency = cached.terms.get(term);
-    if (frequency === undefined) {
-      const [row] = await ctx.driver.query<{ n: number }>(
-        ctx.driver.fullText.countSql,
-        ctx.driver.fullText.searchParams([term]),
-      );
-      frequency = Number(row?.n ?? 0);
-      cached.terms.set(term, frequency);
-    }
+    const frequency = cached.terms.get(term) ?? 0;
     if (frequency >= FREQUENCY_CAP) common.add(term);
     const key = stem(term);
     idf.set(key, Math.max(idf.get(key) ?? 0, Math.log(1 + (cached.total - frequency + 0.5) / (frequency + 0.5))));

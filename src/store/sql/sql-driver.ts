@@ -66,10 +66,11 @@ export interface FullTextDialect {
   /** The parameters that precede the filter's own in `searchSql`. */
   searchParams(terms: string[]): unknown[];
   /**
-   * A query counting the passages that contain one term (the parameter from `searchParams([term])`):
-   * `n`, at most `FREQUENCY_CAP`.
+   * A query counting, for each of `terms` terms, the passages that contain it, in one statement (one
+   * round trip): a row per term with `i`, its position, and `n`, at most `FREQUENCY_CAP`. Its
+   * parameters are each term's `searchParams([term])`, in order.
    */
-  readonly countSql: string;
+  countSql(terms: number): string;
   /** A statement that refreshes the planner's statistics about the index, after indexing. */
   readonly refreshStatisticsSql: string;
 }

@@ -83,7 +83,12 @@ const fullText: FullTextDialect = {
     WHERE corpus_fts MATCH ?${filter} ORDER BY bm25(corpus_fts, 1.0, 4.0, 2.5), p.id LIMIT ?`,
   // Each term quoted, so query text can never be read as FTS5 syntax.
   searchParams: (terms) => [terms.map((term) => `"${term}"`).join(' OR ')],
-  countSql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ${FREQUENCY_CAP})`,
+  countSql: (terms) =>
+    Array.from(
+      { length: terms },
+      (_, index) =>
+        `SELECT ${index} AS i, COUNT(*) AS n FROM (SELECT 1 FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ${FREQUENCY_CAP})`,
+    ).join(' UNION ALL '),
   refreshStatisticsSql: 'PRAGMA optimize',
 };
 
