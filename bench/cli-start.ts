@@ -1,7 +1,8 @@
 /**
  * CLI start: wall time of `quarry --help` and `quarry ls` (100 sessions, SQLite and PostgreSQL) as a
  * user runs them (`bin/quarry.mjs`, compiled first), beside the limit: a bare `node` process. Goal: at
- * most 2× the bare process. Each command runs as a fresh process, 15 times; medians and p90.
+ * most 2× the bare process. Each command runs as a fresh process, 15 times, the commands taking turns;
+ * medians and p90.
  * Run alone: `node --import tsx bench/cli-start.ts`.
  */
 import { spawnSync } from 'node:child_process';
@@ -27,17 +28,31 @@ const clientFloor = {
     "globalThis.navigator = { userAgent: 'Node.js' }; const pg = require('pg'); delete globalThis.navigator; const c = new pg.Client(process.argv[1]); c.connect().then(() => c.query('SELECT 1')).then(() => c.end());",
 };
 
-/** Wall times of `RUNS` fresh processes, after one unmeasured warm-up (the file cache). */
-function times(args: string[], env: NodeJS.ProcessEnv = {}): number[] {
-  const run = () => {
-    const start = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-    return ms;
-  };
-  run();
-  return Array.from({ length: RUNS }, run);
+interface Command {
+  name: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** One fresh process's wall time, in ms. */
+function wallTime({ args, env }: Command): number {
+  const start = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return ms;
+}
+
+/**
+ * Wall times of `RUNS` fresh processes of each command, after one unmeasured warm-up each (the file
+ * cache). The commands take turns, a round of each at a time, so a busy moment on the machine weighs
+ * on the limit and the commands alike.
+ */
+function times(commands: Command[]): number[][] {
+  for (const command of commands) wallTime(command);
+  const all = commands.map((): number[] => []);
+  for (let round = 0; round < RUNS; round++) commands.forEach((command, index) => all[index]!.push(wallTime(command)));
+  return all;
 }
 
 async function addSessions(db: string): Promise<void> {
@@ -66,32 +81,50 @@ export async function run(): Promise<void> {
   console.log(
     `\nCLI start: ${RUNS} runs each of bin/quarry.mjs (compiled ${statSync(built).mtime.toISOString()}); ls lists ${SESSIONS} sessions.`,
   );
-  const bare = times(['-e', '0']);
   const rows: string[][] = [];
-  const row = (name: string, values: number[]) =>
-    rows.push([
-      name,
-      formatMs(median(values)),
-      formatMs(percentile(values, 90)),
-      `${(median(values) / median(bare)).toFixed(1)}×`,
-    ]);
-  row('bare node process (limit)', bare);
   const home = tempFolder('cli-start');
   try {
     const db = join(home.path, 'quarry.db');
     await addSessions(db);
     const env = { QUARRY_HOME: home.path, QUARRY_DB: db };
-    row('quarry --help', times([bin, '--help'], env));
-    row('node + better-sqlite3, one query (SQLite floor)', times(['-e', clientFloor.sqlite, db]));
-    row('quarry ls (SQLite)', times([bin, 'ls'], env));
+    const commands: Command[] = [
+      { name: 'bare node process (limit)', args: ['-e', '0'] },
+      { name: 'quarry --help', args: [bin, '--help'], env },
+      { name: 'node + better-sqlite3, one query (SQLite floor)', args: ['-e', clientFloor.sqlite, db] },
+      { name: 'quarry ls (SQLite)', args: [bin, 'ls'], env },
+    ];
+    const measure = () => {
+      const all = times(commands);
+      const bare = median(all[0]!);
+      commands.forEach((command, index) => {
+        const values = all[index]!;
+        rows.push([
+          command.name,
+          formatMs(median(values)),
+          formatMs(percentile(values, 90)),
+          `${(median(values) / bare).toFixed(1)}×`,
+        ]);
+      });
+    };
     await inPostgresSchema(
       async (schema) => {
         const url = `${pgBenchUrl}${pgBenchUrl.includes('?') ? '&' : '?'}schema=${schema}`;
         await addSessions(url);
-        row('node + pg, connect and one query (PostgreSQL floor)', times(['-e', clientFloor.postgres, pgBenchUrl]));
-        row('quarry ls (PostgreSQL)', times([bin, 'ls'], { QUARRY_HOME: home.path, QUARRY_DB: url }));
+        commands.push(
+          {
+            name: 'node + pg, connect and one query (PostgreSQL floor)',
+            args: ['-e', clientFloor.postgres, pgBenchUrl],
+          },
+          { name: 'quarry ls (PostgreSQL)', args: [bin, 'ls'], env: { QUARRY_HOME: home.path, QUARRY_DB: url } },
+        );
+        measure();
       },
-      (reason) => rows.push(['quarry ls (PostgreSQL)', reason, '', '']),
+      (reason) => {
+        rows.length = 0;
+        commands.splice(4);
+        measure();
+        rows.push(['quarry ls (PostgreSQL)', reason, '', '']);
+      },
     );
   } finally {
     home.remove();

@@ -113,7 +113,7 @@ export async function run(): Promise<void> {
     (reason) => rows.push(['PostgreSQL', reason, '-', '-', '-', '-', '-']),
   );
   printTable(
-    `Step commit latency, begin + complete (${STEPS} steps, ~60-byte payloads) against one single-row INSERT on the same connection`,
+    `Step commit latency, begin + complete (${STEPS} steps, ~60-byte payloads) against one single-row INSERT on the same database, timed in turn`,
     [
       'store',
       'step median',
