@@ -2,6 +2,7 @@ import { type EventType, eventTypes } from '../shared/events.ts';
 import * as z from '../shared/zod-mini.ts';
 import { nullable, optional } from '../shared/zod-mini.ts';
 import { errorCodes, invalidInput, QuarryError } from './errors.ts';
+import { findNul } from './find-nul.ts';
 import { sessionSnapshotSchema } from './snapshot-schema.ts';
 import { finishedStatuses, messageRoles, type Store, sessionStatuses, stepKinds } from './store.ts';
 
@@ -397,34 +398,6 @@ export function validatingStore(store: Store): Store {
       };
     },
   });
-}
-
-/** Fields stored as JSON text (where a NUL is escaped, harmless); every other string goes to a text column. */
-const jsonFields = new Set([
-  'input',
-  'output',
-  'data',
-  'value',
-  'payload',
-  'runOutput',
-  'settings',
-  'metadata',
-  'usage',
-]);
-
-/**
- * The path of a string holding a NUL character, or null. PostgreSQL text cannot store one; refusing
- * it here makes both databases answer the same clear `INVALID_INPUT` instead of a driver error.
- */
-function findNul(value: unknown, path: string, depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (depth > 4 || value === null || typeof value !== 'object' || value instanceof Uint8Array) return null;
-  for (const [key, item] of Object.entries(value)) {
-    if (jsonFields.has(key)) continue;
-    const found = findNul(item, Array.isArray(value) ? `${path}[${key}]` : key, depth + 1);
-    if (found) return found;
-  }
-  return null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
