@@ -51,7 +51,9 @@ function wallTime({ args, env }: Command): number {
 function times(commands: Command[]): number[][] {
   for (const command of commands) wallTime(command);
   const all = commands.map((): number[] => []);
-  for (let round = 0; round < RUNS; round++) commands.forEach((command, index) => all[index]!.push(wallTime(command)));
+  for (let round = 0; round < RUNS; round++) {
+    for (const [index, command] of commands.entries()) all[index]!.push(wallTime(command));
+  }
   return all;
 }
 
