@@ -54,6 +54,24 @@ export function corpusCases(use: () => TestDatabase): void {
     expect(await store.searchPassages({ query: '" OR NEAR( * -' })).toEqual([]);
   });
 
+  it('weighs a word found in most passages below a rare one, however the words were counted', async () => {
+    const { store } = use();
+    // "zorbat" is in nine passages of ten, "quilnex" in one: the rare word decides.
+    await store.upsertDocument(
+      document('/notes/many.md', 'Field notes', ['zorbat zorbat zorbat zorbat, the notes say again and again.']),
+    );
+    for (let index = 0; index < 8; index++)
+      await store.upsertDocument(document(`/notes/other-${index}.md`, `Notes ${index}`, [`A zorbat, page ${index}.`]));
+    await store.upsertDocument(document('/notes/rare.md', 'Rare notes', ['One quilnex, seen once in the field.']));
+    const first = async (query: string) => (await store.searchPassages({ query }))[0]?.path;
+    // Both words counted together…
+    expect(await first('zorbat quilnex')).toBe('/notes/rare.md');
+    // …and one counted now, the other remembered from an earlier search.
+    expect(await first('quilnex')).toBe('/notes/rare.md');
+    expect(await first('zorbat')).toBe('/notes/many.md');
+    expect(await first('quilnex field zorbat')).toBe('/notes/rare.md');
+  });
+
   it('weighs title and headings above body text, and ranks link lists and navigation pages below prose', async () => {
     const { store } = use();
     await store.upsertDocument(

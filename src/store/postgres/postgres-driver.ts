@@ -274,14 +274,13 @@ export class PostgresDriver implements SqlDriver {
    */
   private statement(sql: string): { text: string; name?: string } {
     let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = { text: toPostgresPlaceholders(sql) };
-      // A bounded cache: a name is given only to a statement kept, so no name ever means two texts.
-      if (this.statements.size < 1_000) {
-        if (/^SELECT \* FROM quarry_\w+\([?, ]*\)$/.test(sql)) statement.name = `quarry_${this.statements.size}`;
-        this.statements.set(sql, statement);
-      }
-    }
+    if (statement) return statement;
+    statement = { text: toPostgresPlaceholders(sql) };
+    // The function calls are few and fixed: each gets a name for the driver's life (names come from a
+    // count that only grows, so no name ever means two texts). Other texts are cached while there is
+    // room: some are built per call (IN lists, term counts).
+    if (/^SELECT \* FROM quarry_\w+\([?, ]*\)$/.test(sql)) statement.name = `quarry_${this.statements.size}`;
+    if (statement.name || this.statements.size < 1_000) this.statements.set(sql, statement);
     return statement;
   }
 
