@@ -189,7 +189,13 @@ describe('research workflow', () => {
     const { session } = await startResearch(context(), { question: QUESTION, docs: [folder] });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/research/testing/research-child.ts'], {
       cwd: projectRoot,
-      env: { ...process.env, QUARRY_DB: database.location, SESSION_ID: session.id, LEASE_TTL_MS: '500' },
+      env: {
+        ...process.env,
+        QUARRY_DB: database.location,
+        SESSION_ID: session.id,
+        LEASE_TTL_MS: '500',
+        STEP_PAUSE_MS: '100',
+      },
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => child.on('exit', resolve));
