@@ -226,15 +226,14 @@ export class PostgresDriver implements SqlDriver {
     });
   }
 
-  /** Creates the schema if needed; call once before use. */
+  /**
+   * Opens the first connection, so an unreachable server fails here with a clear error; call once
+   * before use. The schema is created by the migrations (`lockForMigration`), which run only when a
+   * store is new or older than this code.
+   */
   async connect(): Promise<void> {
     try {
-      const client = await this.pool.connect();
-      try {
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
-      } finally {
-        client.release();
-      }
+      (await this.pool.connect()).release();
     } catch (error) {
       const mapped = mapPostgresError(error, this.location);
       if (mapped instanceof QuarryError) throw mapped;
@@ -372,7 +371,10 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async lockForMigration(tx: SqlExecutor): Promise<void> {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('quarry-migrations-' || current_schema()))");
+    // Keyed by the schema's name (current_schema() is null until the schema exists), then the schema
+    // is created under the lock, so two processes opening a new store never race to create it.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext(?))', [`quarry-migrations-${this.schema}`]);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
   }
 
   listen(channel: string, listener: (payload: string) => void): () => void {

@@ -87,7 +87,10 @@ export interface SqlDriver extends SqlExecutor {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script (migrations) inside the given transaction. */
   execScript(tx: SqlExecutor, script: string): Promise<void>;
-  /** Holds a database-wide lock for the duration of the transaction (migrations). */
+  /**
+   * Holds a database-wide lock for the duration of the transaction (migrations), and creates the
+   * store's namespace if it has none yet (PostgreSQL's schema).
+   */
   lockForMigration(tx: SqlExecutor): Promise<void>;
   /** Subscribes to a notification channel; returns the unsubscribe function. */
   listen(channel: string, listener: (payload: string) => void): () => void;
