@@ -3,19 +3,21 @@
 // `npm pack`); in a checkout whose TypeScript sources changed since that build, it runs the
 // sources through tsx instead, so a developer never runs stale code.
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const built = join(root, 'dist', 'cli', 'BUILT');
-const sources = join(root, 'src');
+const built = new URL('../dist/cli/BUILT', import.meta.url);
+const sources = fileURLToPath(new URL('../src', import.meta.url));
 
-/** The newest modification time of any file under `folder`, in ms. */
+/**
+ * The newest modification time of any file under `folder`, in ms. Runs before every command in a
+ * checkout, so it joins paths itself: path.join, still cold in a fresh process, made it take twice as long.
+ */
 function newest(folder) {
   let latest = 0;
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
-    const path = join(folder, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+    const path = `${folder}/${entry.name}`;
+    const modified = entry.isDirectory() ? newest(path) : statSync(path).mtimeMs;
+    if (modified > latest) latest = modified;
   }
   return latest;
 }
