@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { openStore } from '../src/store/open-store.ts';
 import { formatMs, inPostgresSchema, median, percentile, pgBenchUrl, printTable, tempFolder } from './bench-lib.ts';
 
@@ -19,14 +20,30 @@ const bin = join(root, 'bin', 'quarry.mjs');
 
 /**
  * What any command on each database pays before Quarry's own code: node loading the database client
- * and reading one row (pg loaded as Quarry loads it, without its fetch probe; see src/store/postgres/pg.ts).
+ * and reading one row. pg is loaded as Quarry loads it: bundled into one file by esbuild, without its
+ * fetch probe (see src/store/postgres/pg.ts and scripts/build-cli.mjs).
  */
 const clientFloor = {
   sqlite:
     "const D = require('better-sqlite3'); const db = new D(process.argv[1]); db.prepare('SELECT count(*) FROM sessions').get(); db.close();",
   postgres:
-    "globalThis.navigator = { userAgent: 'Node.js' }; const pg = require('pg'); delete globalThis.navigator; const c = new pg.Client(process.argv[1]); c.connect().then(() => c.query('SELECT 1')).then(() => c.end());",
+    "globalThis.navigator = { userAgent: 'Node.js' }; const pg = require('pg'); delete globalThis.navigator; const c = new pg.Client(process.argv[2]); c.connect().then(() => c.query('SELECT 1')).then(() => c.end());",
 };
+
+/** The PostgreSQL floor as one bundled script in `folder`, as the CLI's build bundles pg. */
+async function bundledPgFloor(folder: string): Promise<string> {
+  const outfile = join(folder, 'pg-floor.cjs');
+  await build({
+    stdin: { contents: clientFloor.postgres, resolveDir: root, loader: 'js' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    external: ['pg-native', 'pg-cloudflare'],
+    outfile,
+    logLevel: 'warning',
+  });
+  return outfile;
+}
 
 interface Command {
   name: string;
@@ -114,8 +131,8 @@ export async function run(): Promise<void> {
         await addSessions(url);
         commands.push(
           {
-            name: 'node + pg, connect and one query (PostgreSQL floor)',
-            args: ['-e', clientFloor.postgres, pgBenchUrl],
+            name: 'node + pg bundled, connect and one query (PostgreSQL floor)',
+            args: [await bundledPgFloor(home.path), pgBenchUrl],
           },
           { name: 'quarry ls (PostgreSQL)', args: [bin, 'ls'], env: { QUARRY_HOME: home.path, QUARRY_DB: url } },
         );
