@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../src/store/conformance/harness.ts';
+import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
+import { postgresSkipReason, postgresTestUrl } from '../../src/store/postgres/postgres-harness.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -69,6 +71,25 @@ describe('the packed package, installed in an empty folder', () => {
     expect(run.stdout).toContain('## Sources');
     expect(run.stdout).toContain('tidal-energy.txt');
   });
+
+  it.skipIf(postgresSkipReason() !== null)(
+    'opens a PostgreSQL store with the pg client it bundles (pg is not installed)',
+    async () => {
+      expect(existsSync(join(folder, 'node_modules', 'pg'))).toBe(false);
+      const schema = `quarry_pkg_${Math.random().toString(36).slice(2, 10)}`;
+      const url = new URL(postgresTestUrl!);
+      url.searchParams.set('schema', schema);
+      try {
+        const listed = spawnSync(quarry, ['--db', url.toString(), 'ls'], { env: env(), encoding: 'utf8' });
+        expect(listed.status, listed.stderr).toBe(0);
+        expect(listed.stdout).toContain('No sessions yet');
+      } finally {
+        const driver = new PostgresDriver(postgresTestUrl!);
+        await driver.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await driver.close();
+      }
+    },
+  );
 
   it('serves the API and the web UI', async () => {
     const server = spawn(quarry, ['serve', '--port', '0', '--docs', join(folder, 'docs')], {
