@@ -3,7 +3,12 @@
 // `npm pack`); in a checkout whose TypeScript sources changed since that build, it runs the
 // sources through tsx instead, so a developer never runs stale code.
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
+
+// On Node 22.1 and later, V8 keeps the CLI's compiled code on disk between commands (in the system's
+// temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such cache.
+module.enableCompileCache?.();
 
 const built = new URL('../dist/cli/BUILT', import.meta.url);
 const sources = fileURLToPath(new URL('../src', import.meta.url));
