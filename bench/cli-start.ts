@@ -1,8 +1,9 @@
 /**
  * CLI start: wall time of `quarry --help` and `quarry ls` (100 sessions, SQLite and PostgreSQL) as a
  * user runs them (`bin/quarry.mjs`, compiled first), beside the limit: a bare `node` process, all in
- * Node's default environment (see `userEnv`). Goal: at most 2× the bare process. Each command runs as a fresh process, 15 times, the commands taking turns;
- * medians and p90.
+ * Node's default environment (see `userEnv`). Goal: at most 2× the bare process. Each command runs
+ * as a fresh process, 15 times, the commands taking turns; medians and p90. The timing loop runs in
+ * a small process of its own (bench/spawn-timer.mjs).
  * Run alone: `node --import tsx bench/cli-start.ts`.
  */
 import { spawnSync } from 'node:child_process';
@@ -59,27 +60,20 @@ interface Command {
  */
 const { NODE_EXTRA_CA_CERTS: extraCaCerts, ...userEnv } = process.env;
 
-/** One fresh process's wall time, in ms. */
-function wallTime({ args, env }: Command): number {
-  const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { cwd: root, env: { ...userEnv, ...env }, encoding: 'utf8' });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return ms;
-}
-
-/**
- * Wall times of `RUNS` fresh processes of each command, after one unmeasured warm-up each (the file
- * cache). The commands take turns, a round of each at a time, so a busy moment on the machine weighs
- * on the limit and the commands alike.
- */
+/** Wall times of `RUNS` fresh processes of each command, in ms, timed by bench/spawn-timer.mjs. */
 function times(commands: Command[]): number[][] {
-  for (const command of commands) wallTime(command);
-  const all = commands.map((): number[] => []);
-  for (let round = 0; round < RUNS; round++) {
-    for (const [index, command] of commands.entries()) all[index]!.push(wallTime(command));
-  }
-  return all;
+  const input = {
+    runs: RUNS,
+    cwd: root,
+    commands: commands.map(({ args, env }) => ({ args, env: { ...userEnv, ...env } })),
+  };
+  const timer = spawnSync(process.execPath, [join(root, 'bench', 'spawn-timer.mjs')], {
+    input: JSON.stringify(input),
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (timer.status !== 0) throw new Error(`bench/spawn-timer.mjs exited ${timer.status}: ${timer.stderr}`);
+  return JSON.parse(timer.stdout) as number[][];
 }
 
 async function addSessions(db: string): Promise<void> {
