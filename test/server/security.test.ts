@@ -15,6 +15,9 @@ import { testConfig } from '../support/test-config.ts';
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const QUESTION = 'How does tidal power generate electricity?';
 const SECRET = 'The vault under the old mill opens with the code 4711, and nobody else may know it.';
+// Words of the secret memo (its title included) that no allowed document holds. Not the code alone: '4711'
+// turns up in a session's timestamps and counts by chance (CI failed on one).
+const LEAK = /vault|old mill|code 4711|private memo|our secret/i;
 
 interface Reply {
   status: number;
@@ -121,7 +124,7 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       const done = await completed(energy.body.id, bob);
       expect(done.sources.length).toBeGreaterThan(0);
       for (const source of done.sources) expect(decodeURIComponent(source.url)).toContain(`${root}/energy/`);
-      expect(done.report.latest).not.toContain('4711');
+      expect(done.report.latest).not.toMatch(LEAK);
 
       const resumed = await post(`/api/sessions/${energy.body.id}/resume`, { force: true, docs: [secret] }, bob);
       expect(resumed.status).toBe(403);
@@ -140,7 +143,7 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       expect(rerun.status, JSON.stringify(rerun.body)).toBe(202);
       const after = await completed(imported.body.id, bob);
       expect(after.settings.docs).toEqual([root]);
-      expect(JSON.stringify(after)).not.toContain('4711');
+      expect(JSON.stringify(after)).not.toMatch(LEAK);
     });
 
     it('fails closed beyond loopback: no users, a removed user, a revoked or expired token get 401', async () => {
