@@ -5,6 +5,7 @@ import { linksTokensLeaseOwners } from './004-links-tokens-lease-owners.ts';
 import { corpusFields } from './005-corpus-fields.ts';
 import { journalFunctions } from './006-journal-functions.ts';
 import { langGraphCheckpoints } from './007-langgraph-checkpoints.ts';
+import { passagesInline } from './008-passages-inline.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -16,6 +17,7 @@ export const migrations: readonly Migration[] = [
   corpusFields,
   journalFunctions,
   langGraphCheckpoints,
+  passagesInline,
 ];
 
 export const latestSchemaVersion = migrations.length;
