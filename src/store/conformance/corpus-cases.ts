@@ -72,6 +72,24 @@ export function corpusCases(use: () => TestDatabase): void {
     expect(await first('quilnex field zorbat')).toBe('/notes/rare.md');
   });
 
+  it('counts a stop word the query and a passage write as code, and only then', async () => {
+    const { store } = use();
+    await store.upsertDocument(
+      document('/docs/compound.md', 'Compound statements', [
+        'A statement ends at a newline; a compound statement holds other statements, statement by statement.',
+        'The `with` statement wraps a block in a context manager.',
+      ]),
+    );
+    await store.upsertDocument(
+      document('/docs/simple.md', 'Simple statements', ['An expression statement evaluates with no other effect.']),
+    );
+    const paths = async (query: string) =>
+      (await store.searchPassages({ query })).map((hit) => `${hit.path}#${hit.position}`);
+    // Written as code in the query, "with" is a word to find; elsewhere it is a stop word.
+    expect((await paths('the `with` statement'))[0]).toBe('/docs/compound.md#1');
+    expect((await paths('the with statement'))[0]).toBe('/docs/compound.md#0');
+  });
+
   it('weighs title and headings above body text, and ranks link lists and navigation pages below prose', async () => {
     const { store } = use();
     await store.upsertDocument(

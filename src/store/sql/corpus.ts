@@ -137,8 +137,9 @@ function count(text: string, query: readonly string[]): { counts: Map<string, nu
     const term = stem(word);
     if (query.includes(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
   }
-  // Stop words the text writes as code ("`with`") count as the stems() of the analysts count them.
-  if (lower.includes('`'))
+  // Stop words the text writes as code ("`with`") count as the stems() of the analysts count them:
+  // only a query that asks for one (stemming all of a passage's words is most of a search's own time).
+  if (lower.includes('`') && query.some((term) => stopWords.has(term)))
     for (const term of stems(text))
       if (stopWords.has(term) && query.includes(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return { counts, length };
