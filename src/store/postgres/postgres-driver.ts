@@ -214,7 +214,11 @@ export class PostgresDriver implements SqlDriver {
       // An unreachable server fails a query in ten seconds instead of holding it forever.
       connectionTimeoutMillis: 10_000,
       types,
-      options: `-c search_path=${this.schema}`,
+      // Plans priced for data in memory, as a store's working set is: with the default cost of a
+      // random page (4, a disk seek), the planner reads a corpus's whole table when a search's words
+      // match a fifth of its passages, and the bitmap over the index is twice as fast (searching
+      // Python's documentation with 62 questions: 28 -> 15 ms median, p95 51 -> 26 ms).
+      options: `-c search_path=${this.schema} -c random_page_cost=1.1`,
     });
     // An idle client's connection error must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);

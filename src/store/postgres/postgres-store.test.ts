@@ -58,4 +58,9 @@ describe.skipIf(postgresSkipReason() !== null)('PostgreSQL corpus layout', () =>
     const hits = await database.store.searchPassages({ query: 'recovery replaying standbys' });
     expect(hits).toHaveLength(10);
   });
+
+  it('plans for data in memory on its own connections (a random page costs 1.1, not a disk seek)', async () => {
+    const [setting] = await database.query<{ random_page_cost: string }>('SHOW random_page_cost');
+    expect(setting!.random_page_cost).toBe('1.1');
+  });
 });
