@@ -3,20 +3,72 @@
  * (`postgresql-doc-15`, 1,173 pages) and the Python 3.11 documentation (`python3-doc`). Beside each
  * index time, the limit it is measured against: inserting the very passages it produced into a bare
  * FTS5 table of the same shape, in one transaction (what indexing would cost with free extraction).
+ * Then searching the Python documentation with the labeled questions of bench/quality (people's
+ * questions over real prose, where the generated corpus of corpus-index.ts has neither stop words
+ * nor code), timed, with how often an answering page comes in the top ten.
  * Run alone: `node --import tsx bench/html-index.ts`.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { indexFolders } from '../src/providers/search/local-corpus/index-folders.ts';
+import { LocalCorpusSearch } from '../src/providers/search/local-corpus/local-corpus-search.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { formatBytes, inPostgresSchema, pgBenchUrl, printTable, tempFolder, timeMs } from './bench-lib.ts';
+import type { Store } from '../src/store/store.ts';
+import {
+  formatBytes,
+  formatMs,
+  inPostgresSchema,
+  median,
+  percentile,
+  pgBenchUrl,
+  printTable,
+  tempFolder,
+  timeMs,
+} from './bench-lib.ts';
 
 const documentation = [
   { name: 'PostgreSQL 15 manual', folder: '/usr/share/doc/postgresql-doc-15/html', install: 'postgresql-doc-15' },
-  { name: 'Python 3.11 docs', folder: '/usr/share/doc/python3-doc/html', install: 'python3-doc' },
+  {
+    name: 'Python 3.11 docs',
+    folder: '/usr/share/doc/python3-doc/html',
+    install: 'python3-doc',
+    questions: ['python-docs.json', 'python-docs-heldout.json'],
+  },
 ];
+
+interface Labeled {
+  question: string;
+  pages: string[];
+}
+
+function labeledQuestions(files: string[]): Labeled[] {
+  return files.flatMap(
+    (file) =>
+      (JSON.parse(readFileSync(new URL(`quality/${file}`, import.meta.url), 'utf8')) as { questions: Labeled[] })
+        .questions,
+  );
+}
+
+/** Each question searched three times (the first with nothing counted yet), top ten pages. */
+async function searchRow(store: Store, folder: string, questions: Labeled[]): Promise<string[]> {
+  const search = new LocalCorpusSearch(store, [folder]);
+  const root = realpathSync(folder);
+  const times: number[] = [];
+  let answered = 0;
+  for (let round = 0; round < 3; round++) {
+    for (const labeled of questions) {
+      let results!: Awaited<ReturnType<LocalCorpusSearch['search']>>;
+      times.push(await timeMs(async () => (results = await search.search(labeled.question, { maxResults: 10 }))));
+      if (round > 0) continue;
+      const pages = results.map((result) => relative(root, realpathSync(fileURLToPath(result.url))));
+      if (labeled.pages.some((page) => pages.includes(page))) answered += 1;
+    }
+  }
+  return [formatMs(median(times)), formatMs(percentile(times, 95)), `${answered} of ${questions.length}`];
+}
 
 /** Bytes and count of the HTML files below `folder`, following the links Debian's packages use. */
 function htmlFiles(folder: string): { files: number; bytes: number } {
@@ -74,7 +126,9 @@ export async function run(): Promise<void> {
     console.log(`${set.name}: not installed (apt-get install ${set.install}); skipped.`);
   }
   const rows: string[][] = [];
+  const searchRows: string[][] = [];
   for (const set of present) {
+    const questions = set.questions ? labeledQuestions(set.questions) : [];
     const { files, bytes } = htmlFiles(set.folder);
     const database = tempFolder('html-index');
     try {
@@ -87,6 +141,7 @@ export async function run(): Promise<void> {
         passages = report.passages;
         pages = report.added;
       });
+      if (questions.length) searchRows.push([set.name, 'SQLite', ...(await searchRow(store, set.folder, questions))]);
       await store.close();
       const floorMs = bareFtsInsertMs(path);
       rows.push([
@@ -122,6 +177,8 @@ export async function run(): Promise<void> {
             '-',
             '-',
           ]);
+          if (questions.length)
+            searchRows.push([set.name, 'PostgreSQL', ...(await searchRow(store, set.folder, questions))]);
         } finally {
           await store.close();
         }
@@ -144,6 +201,12 @@ export async function run(): Promise<void> {
       'index / bare',
     ],
     rows,
+  );
+  if (searchRows.length === 0) return;
+  printTable(
+    `Searching it with the labeled questions of bench/quality (${labeledQuestions(['python-docs.json', 'python-docs-heldout.json']).length}, each three times; top ten pages)`,
+    ['documentation', 'store', 'search median', 'search p95', 'answering page in the top ten'],
+    searchRows,
   );
 }
 
