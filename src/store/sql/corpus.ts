@@ -1,7 +1,8 @@
-import { queryTerms, stem, stems, stopWords } from '../../shared/terms.ts';
+import { queryTerms, stem, stems } from '../../shared/terms.ts';
 import type { CorpusDocument, PassageHit, SearchPassagesInput, UpsertDocumentInput } from '../store.ts';
 import { escapeLike } from './codec.ts';
 import type { SqlContext } from './context.ts';
+import { fieldCounts } from './field-counts.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
@@ -119,32 +120,6 @@ interface Candidate {
   headingStems: Set<string>[];
 }
 
-/**
- * How often each query stem occurs in a field, and the field's length in content words. Only words
- * that start like a query stem are stemmed (the stemmer only strips suffixes): ranking a few hundred
- * candidate passages then costs a scan, not a stemming of every word they hold.
- */
-function count(text: string, query: readonly string[]): { counts: Map<string, number>; length: number } {
-  const counts = new Map<string, number>();
-  const lower = text.toLowerCase();
-  const words = lower.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const prefixes = new Set(query.map((term) => term.slice(0, 3)));
-  let length = 0;
-  for (const word of words) {
-    if (word.length < 2 || stopWords.has(word)) continue;
-    length += 1;
-    if (!prefixes.has(word.slice(0, 3))) continue;
-    const term = stem(word);
-    if (query.includes(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
-  }
-  // Stop words the text writes as code ("`with`") count as the stems() of the analysts count them:
-  // only a query that asks for one (stemming all of a passage's words is most of a search's own time).
-  if (lower.includes('`') && query.some((term) => stopWords.has(term)))
-    for (const term of stems(text))
-      if (stopWords.has(term) && query.includes(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
-  return { counts, length };
-}
-
 function candidate(hit: PassageHit, query: readonly string[]): Candidate {
   const inner = [...hit.text.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((match) => match[1]!);
   const headings = [hit.headings.split(' › ').at(-1) ?? '', ...inner];
@@ -153,9 +128,9 @@ function candidate(hit: PassageHit, query: readonly string[]): Candidate {
     const name = /^(?:class\s+|@)?([\w.]+)\s*\(/.exec(heading.replace(/`/g, ''))?.[1];
     return name ? [name, name.split('.').at(-1)!] : [];
   });
-  const title = count(hit.title, query);
-  const heading = count(headings.join(' '), query);
-  const text = count(hit.text, query);
+  const title = fieldCounts(hit.title, query);
+  const heading = fieldCounts(headings.join(' '), query);
+  const text = fieldCounts(hit.text, query);
   return {
     hit,
     counts: { title: title.counts, headings: heading.counts, text: text.counts },
