@@ -98,11 +98,9 @@ describe('fieldCounts', () => {
     const queries = [['sort', 'tupl'], ['with', 'indent'], ['résumé', 'данн'], ['数据库'], ['𝐀𝐁𝐂', 'x'], ['is', 'for']];
     const next = random(7);
     for (let round = 0; round < 3_000; round++) {
-      const words = Array.from(
-        { length: 1 + Math.floor(next() * 30) },
-        () => pieces[Math.floor(next() * pieces.length)],
-      );
-      const separator = () => [' ', '', ', ', '\n', '_', '·'][Math.floor(next() * 6)];
+      const pick = (from: string[]) => from[Math.floor(next() * from.length)]!;
+      const words = Array.from({ length: 1 + Math.floor(next() * 30) }, () => pick(pieces));
+      const separator = () => pick([' ', '', ', ', '\n', '_', '·']);
       const text = words.map((word) => word + separator()).join('');
       const query = queries[round % queries.length]!.map(stem);
       const expected = reference(text, query);
