@@ -68,6 +68,19 @@ describe('OpenAI Responses API', () => {
     return response;
   };
 
+  const sessionOf = (response: unknown) => (response as { quarry_session_id: string }).quarry_session_id;
+  /**
+   * The response's text is a finished report with its sources, written by the session researching
+   * QUESTION. (Which words the fake model copies into the report depends on the random corpus path
+   * in its prompts, so the text itself is not searched for the question's words.)
+   */
+  const expectReportOnQuestion = async (response: { output_text: string }) => {
+    expect((await database.store.getSession(sessionOf(response))).question).toBe(QUESTION);
+    expect(response.output_text).toMatch(/^# .+/);
+    expect(response.output_text).toMatch(/\[1\]/);
+    expect(response.output_text).toMatch(/^## Sources\n\n1\. .+/m);
+  };
+
   it('runs in the background: create returns at once, retrieve gives the cited report', {
     timeout: 90_000,
   }, async () => {
@@ -86,7 +99,7 @@ describe('OpenAI Responses API', () => {
     // What the request said is kept: later reads (from any server on the store) echo it too.
     expect(done.metadata).toEqual({ job: 'nightly' });
     expect(done.background).toBe(true);
-    expect(done.output_text).toMatch(/tidal/i);
+    await expectReportOnQuestion(done);
     // The model's tokens over the whole run, as the journal recorded them.
     expect(done.usage!.input_tokens).toBeGreaterThan(0);
     expect(done.usage!.output_tokens).toBeGreaterThan(0);
@@ -188,8 +201,7 @@ describe('OpenAI Responses API', () => {
     expect(followUp.status).toBe('completed');
     expect(followUp.previous_response_id).toBe(first.id);
     expect(followUp.id).not.toBe(first.id);
-    const session = (response: unknown) => (response as { quarry_session_id: string }).quarry_session_id;
-    expect(session(followUp)).toBe(session(first));
+    expect(sessionOf(followUp)).toBe(sessionOf(first));
     expect(followUp.output_text.length).toBeGreaterThan(0);
     expect(followUp.output_text).not.toBe(first.output_text);
     // The first response still reads as it was; the follow-up keeps what it continued.
@@ -207,7 +219,7 @@ describe('OpenAI Responses API', () => {
     await expect(bob.responses.cancel(first.id)).rejects.toMatchObject({ status: 404 });
     await expect(bob.responses.delete(first.id)).rejects.toMatchObject({ status: 404 });
     await expect(openai.responses.retrieve('resp_forged')).rejects.toMatchObject({ status: 404 });
-    await expect(openai.responses.retrieve(`resp_999999_0_${session(first)}`)).rejects.toMatchObject({ status: 404 });
+    await expect(openai.responses.retrieve(`resp_999999_0_${sessionOf(first)}`)).rejects.toMatchObject({ status: 404 });
   });
 
   it('refuses bad requests clearly and stores nothing', async () => {
@@ -251,7 +263,8 @@ describe('OpenAI Responses API', () => {
       previous_response_id: created.id,
     });
     expect(resumed.status).toBe('completed');
-    expect(resumed.output_text).toMatch(/tidal/i);
+    expect(sessionOf(resumed)).toBe(sessionOf(created));
+    await expectReportOnQuestion(resumed);
     await openai.responses.delete(created.id);
     await expect(openai.responses.retrieve(resumed.id)).rejects.toMatchObject({ status: 404 });
   });
