@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { exitCodes } from '../error-to-exit-code.ts';
@@ -6,6 +5,8 @@ import { printJson, shortId } from '../output.ts';
 
 async function confirm(question: string): Promise<boolean> {
   if (!process.stdin.isTTY) return false;
+  // Loaded only to ask: Node's readline costs every other command about half a millisecond at start.
+  const { createInterface } = await import('node:readline/promises');
   const readline = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^y(es)?$/i.test((await readline.question(`${question} [y/N] `)).trim());
