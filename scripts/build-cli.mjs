@@ -1,9 +1,9 @@
 // Compiles the command line into dist/cli/ (ES modules, one chunk per lazily loaded part), so the
 // executable starts without compiling TypeScript. Run by `npm ci` (prepare), `npm test` and
-// `npm pack`; bin/quarry.mjs uses the build when it is newer than every source file.
+// `npm pack`; bin/quarry.mjs uses the build while no source it was built from changed.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 /**
@@ -73,7 +73,8 @@ const lazyChildProcessInCommander = {
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
 const started = performance.now();
 rmSync('dist/cli', { recursive: true, force: true });
-await build({
+const { metafile } = await build({
+  metafile: true,
   entryPoints: {
     main: 'src/cli/main.ts',
     // Started as worker threads by the extract pool, which finds it beside itself.
@@ -106,5 +107,11 @@ await build({
     js: "import { createRequire as __quarryRequire } from 'node:module'; const require = __quarryRequire(import.meta.url);",
   },
 });
-writeFileSync('dist/cli/BUILT', `${new Date().toISOString()}\n`);
+// When it was built, and from which sources: bin/quarry.mjs runs the build only while none of them
+// changed since (tests and files no command imports do not count).
+// (zod-mini.ts is an input in its own namespace: `zod-mini:/absolute/path`.)
+const inputs = Object.keys(metafile.inputs)
+  .map((path) => (path.startsWith('zod-mini:') ? relative(process.cwd(), path.slice('zod-mini:'.length)) : path))
+  .filter((path) => path.startsWith('src/'));
+writeFileSync('dist/cli/BUILT', `${JSON.stringify({ builtAt: new Date().toISOString(), inputs })}\n`);
 console.error(`Built dist/cli in ${Math.round(performance.now() - started)} ms`);
