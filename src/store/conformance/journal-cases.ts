@@ -45,6 +45,41 @@ export function journalCases(use: () => TestDatabase): void {
     expect((await store.loadJournal(runId)).map((step) => step.key)).toEqual(['done']);
   });
 
+  it('records a step whole in one call: input, output, usage, events and progress; or refuses it and writes nothing', async () => {
+    const database = use();
+    const { store } = database;
+    const { session, lease, runId } = await claimedSession(database);
+    const before = (await store.readEvents(session.id)).length;
+    const long = 'a long input '.repeat(200);
+    const recorded = await store.recordStep(lease, {
+      runId,
+      key: 'clock',
+      phase: 'plan',
+      kind: 'clock',
+      input: { long },
+      output: 1_700_000_000_000,
+      usage: { inputTokens: 3, outputTokens: 4 },
+      events: [{ type: 'step-end', data: { key: 'clock', phase: 'plan', kind: 'clock', status: 'completed' } }],
+    });
+    expect(recorded).toMatchObject({ key: 'clock', seq: 1, status: 'completed', attempts: 1, phase: 'plan' });
+    expect(recorded.input).toEqual({ long });
+    const [step] = await store.loadJournal(runId);
+    expect(step).toMatchObject({ kind: 'clock', output: 1_700_000_000_000, input: { long } });
+    expect((await store.getStep(runId, 'clock')).usage).toEqual({ inputTokens: 3, outputTokens: 4 });
+    expect((await store.readEvents(session.id)).slice(before).map((event) => event.type)).toEqual(['step-end']);
+    expect((await store.getSession(session.id)).progress).toMatchObject({ phase: 'plan', completedSteps: 1 });
+    // A key already completed, and a run that is not there: refused, and nothing more is written.
+    await expectCode(store.recordStep(lease, { runId, key: 'clock', kind: 'clock', output: 2 }), 'CONFLICT');
+    await expectCode(
+      store.recordStep(lease, { runId: 'no-such-run', key: 'x', kind: 'clock', output: 2 }),
+      'RUN_NOT_FOUND',
+    );
+    expect((await store.loadJournal(runId)).map((step) => [step.key, step.output])).toEqual([
+      ['clock', 1_700_000_000_000],
+    ]);
+    expect((await store.readEvents(session.id)).length).toBe(before + 1);
+  });
+
   it('round-trips undefined, null and nested outputs exactly', async () => {
     const database = use();
     const { store } = database;

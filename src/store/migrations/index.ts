@@ -6,6 +6,7 @@ import { corpusFields } from './005-corpus-fields.ts';
 import { journalFunctions } from './006-journal-functions.ts';
 import { langGraphCheckpoints } from './007-langgraph-checkpoints.ts';
 import { passagesInline } from './008-passages-inline.ts';
+import { recordStepFunction } from './009-record-step-function.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -18,6 +19,7 @@ export const migrations: readonly Migration[] = [
   journalFunctions,
   langGraphCheckpoints,
   passagesInline,
+  recordStepFunction,
 ];
 
 export const latestSchemaVersion = migrations.length;

@@ -271,24 +271,51 @@ async function beginStepInOneStatement(ctx: SqlContext, fence: Fence, input: Beg
 }
 
 /** `completeStep` as one statement (one round trip): the fence, the output, its blob and events. */
-async function completeStepInOneStatement(
-  ctx: SqlContext,
-  fence: Fence,
-  input: CompleteStepInput,
-): Promise<StepRecord> {
-  const rows = await ctx.driver
-    .query<Row>('SELECT * FROM quarry_complete_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+function completeStepInOneStatement(ctx: SqlContext, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
+  return completingStatement(ctx, fence, input, 'SELECT * FROM quarry_complete_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+    fence.sessionId,
+    fence.epoch,
+    input.runId,
+    input.key,
+    ...functionPayload(input.output),
+    input.usage ? encodeJson(input.usage) : null,
+    ...functionEvents(input.events),
+  ]);
+}
+
+/** `recordStep` as one statement (migration 9): the begin and the complete above, in turn. */
+function recordStepInOneStatement(ctx: SqlContext, fence: Fence, input: RecordStepInput): Promise<StepRecord> {
+  return completingStatement(
+    ctx,
+    fence,
+    input,
+    'SELECT * FROM quarry_record_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [
       fence.sessionId,
       fence.epoch,
       input.runId,
       input.key,
+      input.phase ?? null,
+      input.kind,
+      ...functionPayload(input.input),
       ...functionPayload(input.output),
       input.usage ? encodeJson(input.usage) : null,
       ...functionEvents(input.events),
-    ])
-    .catch((error: unknown) => {
-      throw journalFunctionError(error, fence, input.runId, input.key);
-    });
+    ],
+  );
+}
+
+/** Runs a journal function that completes a step, and the completed step from its row. */
+async function completingStatement(
+  ctx: SqlContext,
+  fence: Fence,
+  input: CompleteStepInput,
+  sql: string,
+  params: unknown[],
+): Promise<StepRecord> {
+  const rows = await ctx.driver.query<Row>(sql, params).catch((error: unknown) => {
+    throw journalFunctionError(error, fence, input.runId, input.key);
+  });
   const row = rows[0]!;
   const storedInput = row.input_data ? Buffer.from(row.input_data as Uint8Array).toString('utf8') : row.input;
   return {
@@ -309,6 +336,7 @@ async function completeStepInOneStatement(
 }
 
 export function recordStep(ctx: SqlContext, fence: Fence, input: RecordStepInput): Promise<StepRecord> {
+  if (ctx.driver.dialect.journalFunctions) return recordStepInOneStatement(ctx, fence, input);
   return ctx.driver.transaction(async (tx) => {
     await checkFence(ctx, tx, fence);
     await beginStepInTx(ctx, tx, fence, { ...input, events: [] });
