@@ -76,15 +76,17 @@ export interface ConfigFlags {
   port?: number;
 }
 
-const name = z.string().check(z.minLength(1));
-const names = optional(z.array(name));
-const int = (min: number, max?: number) =>
-  max === undefined ? z.int().check(z.minimum(min)) : z.int().check(z.minimum(min), z.maximum(max));
-const keyed = { apiKey: optional(z.string()), baseUrl: optional(z.url()) };
-
-/** `$QUARRY_HOME/config.json`: every field optional. Built only when there is a file to read. */
-const fileSchema = () =>
-  strictObject({
+/**
+ * `$QUARRY_HOME/config.json`: every field optional. Built only when there is a file to read (a
+ * command without one builds no schema at all).
+ */
+function fileSchema() {
+  const name = z.string().check(z.minLength(1));
+  const names = optional(z.array(name));
+  const int = (min: number, max?: number) =>
+    max === undefined ? z.int().check(z.minimum(min)) : z.int().check(z.minimum(min), z.maximum(max));
+  const keyed = { apiKey: optional(z.string()), baseUrl: optional(z.url()) };
+  return strictObject({
     db: optional(name),
     docs: names,
     search: names,
@@ -122,6 +124,7 @@ const fileSchema = () =>
       }),
     ),
   });
+}
 
 export type ConfigFile = z.infer<ReturnType<typeof fileSchema>>;
 
