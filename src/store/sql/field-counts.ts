@@ -2,21 +2,29 @@ import { stem, stems, stopWords } from '../../shared/terms.ts';
 
 type Trie = { end: boolean; next: (Trie | undefined)[] };
 
-/** The stop words as a trie over a–z, so a word is looked up where it stands, without a string. */
-const stopTrie: Trie = { end: false, next: [] };
-for (const word of stopWords) {
-  let node = stopTrie;
-  for (let index = 0; index < word.length; index++) {
-    const letter = word.charCodeAt(index) - 97;
-    node.next[letter] ??= { end: false, next: [] };
-    node = node.next[letter]!;
+/**
+ * The stop words as a trie over a–z, so a word is looked up where it stands, without a string. Built
+ * on the first count: every command that opens a store loads this module, and few of them search.
+ */
+let stops: { trie: Trie; longest: number } | undefined;
+function buildStops(): { trie: Trie; longest: number } {
+  const root: Trie = { end: false, next: [] };
+  for (const word of stopWords) {
+    let node = root;
+    for (let index = 0; index < word.length; index++) {
+      const letter = word.charCodeAt(index) - 97;
+      node.next[letter] ??= { end: false, next: [] };
+      node = node.next[letter]!;
+    }
+    node.end = true;
   }
-  node.end = true;
+  return { trie: root, longest: Math.max(...[...stopWords].map((word) => word.length)) };
 }
-const LONGEST_STOP_WORD = Math.max(...[...stopWords].map((word) => word.length));
 
 function isStopWord(text: string, start: number, end: number): boolean {
-  let node: Trie | undefined = stopTrie;
+  stops ??= buildStops();
+  if (end - start > stops.longest) return false;
+  let node: Trie | undefined = stops.trie;
   for (let index = start; index < end && node; index++) {
     const letter = text.charCodeAt(index) - 97;
     node = letter >= 0 && letter < 26 ? node.next[letter] : undefined;
@@ -58,7 +66,7 @@ export function fieldCounts(text: string, query: readonly string[]): { counts: M
       size = index < lower.length ? wordCharAt(lower, index) : 0;
     }
     // Lengths in UTF-16 units, as the analysts' string lengths are.
-    if (index - start < 2 || (index - start <= LONGEST_STOP_WORD && isStopWord(lower, start, index))) continue;
+    if (index - start < 2 || isStopWord(lower, start, index)) continue;
     length += 1;
     // Starts like a query stem: the same first three characters, or all of a shorter stem's.
     const near = prefixes.some(
