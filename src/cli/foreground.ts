@@ -2,7 +2,7 @@ import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
 import type { ResearchOutput } from '../research/research-types.ts';
 import type { CliRuntime } from './cli-runtime.ts';
 import { exitCodes } from './error-to-exit-code.ts';
-import { printJson, shortId } from './output.ts';
+import { printJson, printLine, shortId } from './output.ts';
 import { Progress } from './progress.ts';
 
 /**
@@ -26,7 +26,7 @@ export async function runInForeground(
     runtime.json ? 0 : session.lastEventOffset,
   );
   if (runtime.json) printJson({ type: 'session', sessionId, title: session.title });
-  else console.log(`Session ${short}: ${session.title}`);
+  else printLine(`Session ${short}: ${session.title}`);
   progress.start();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -67,18 +67,18 @@ function report(runtime: CliRuntime, sessionId: string, result: ActivationResult
   switch (result.status) {
     case 'completed':
       if (!runtime.json) {
-        console.log(`\n${output?.report ?? output?.answer ?? ''}`);
-        console.log(`Session ${sessionId} completed. Ask a follow-up: quarry ask ${short} "…"`);
+        printLine(`\n${output?.report ?? output?.answer ?? ''}`);
+        printLine(`Session ${sessionId} completed. Ask a follow-up: quarry ask ${short} "…"`);
       }
       return exitCodes.completed;
     case 'waiting':
       if (!runtime.json)
-        console.log(
+        printLine(
           `\nSession ${short} waits for your review of the outline (${result.waitingFor}). Approve it: quarry ask ${short} approve — or send feedback: quarry ask ${short} "<what to change>"`,
         );
       return exitCodes.waiting;
     case 'interrupted':
-      if (!runtime.json) console.log(`\nStopped. Nothing completed is lost. Resume with: quarry resume ${short}`);
+      if (!runtime.json) printLine(`\nStopped. Nothing completed is lost. Resume with: quarry resume ${short}`);
       return exitCodes.interrupted;
     case 'unrecorded':
       if (!runtime.json)
@@ -88,7 +88,7 @@ function report(runtime: CliRuntime, sessionId: string, result: ActivationResult
       return exitCodes.unexpected;
     case 'lease-lost':
       if (!runtime.json)
-        console.log(
+        printLine(
           `\nAnother worker took over session ${short}; it continues there. Watch it with: quarry show ${short}`,
         );
       return exitCodes.conflict;

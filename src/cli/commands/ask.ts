@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
-import { printJson, shortId } from '../output.ts';
+import { printJson, printLine, shortId } from '../output.ts';
 
 export function registerAsk(program: Command, runtime: CliRuntime, setExitCode: (code: number) => void): void {
   program
@@ -18,11 +18,11 @@ export function registerAsk(program: Command, runtime: CliRuntime, setExitCode: 
       const result = await askSession(context, { sessionId, text });
       if (result.kind === 'answer' && !result.accepted) {
         if (runtime.json) printJson({ type: 'answer', sessionId, accepted: false });
-        else console.log(`An answer to "${result.requestKey}" was already recorded; this one was not applied.`);
+        else printLine(`An answer to "${result.requestKey}" was already recorded; this one was not applied.`);
       }
       if (options.detach) {
         if (runtime.json) printJson({ type: result.kind, sessionId });
-        else console.log(`Queued. Watch it with: quarry show ${shortId(sessionId)}`);
+        else printLine(`Queued. Watch it with: quarry show ${shortId(sessionId)}`);
         return;
       }
       setExitCode(await runInForeground(runtime, sessionId));

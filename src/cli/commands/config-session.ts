@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { invalidInput } from '../../store/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { printJson, shortId } from '../output.ts';
+import { printJson, printLine, shortId } from '../output.ts';
 
 /** `key=value`: the value as JSON when it reads as JSON (numbers, true, lists), else as text; `key=` unsets it. */
 export function parseAssignment(text: string): [string, unknown] {
@@ -37,8 +37,8 @@ export function registerConfigSession(program: Command, runtime: CliRuntime): vo
           : await context.store.getSession(sessionId);
       if (runtime.json) printJson({ sessionId, settings: session.settings });
       else {
-        if (assignments.length > 0) console.log(`Updated ${shortId(sessionId)}; the next resume or follow-up uses:`);
-        for (const [key, value] of Object.entries(session.settings)) console.log(`  ${key} = ${JSON.stringify(value)}`);
+        if (assignments.length > 0) printLine(`Updated ${shortId(sessionId)}; the next resume or follow-up uses:`);
+        for (const [key, value] of Object.entries(session.settings)) printLine(`  ${key} = ${JSON.stringify(value)}`);
       }
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
-import { printJson, shortId } from '../output.ts';
+import { printJson, printLine, shortId } from '../output.ts';
 
 export function registerFork(program: Command, runtime: CliRuntime, setExitCode: (code: number) => void): void {
   program
@@ -17,7 +17,7 @@ export function registerFork(program: Command, runtime: CliRuntime, setExitCode:
       const fork = await forkSession(context, { sessionId: await resolveSessionId(context, id), from: options.from });
       if (runtime.json) printJson({ type: 'fork', sessionId: fork.id, from: id });
       else
-        console.log(
+        printLine(
           `Forked into session ${fork.id}.${options.run ? '' : ` Run it with: quarry resume ${shortId(fork.id)}`}`,
         );
       if (options.run) setExitCode(await runInForeground(runtime, fork.id));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { printJson } from '../output.ts';
+import { printJson, printLine } from '../output.ts';
 import { indexProgress } from '../progress-bar.ts';
 
 export function registerIndex(program: Command, runtime: CliRuntime): void {
@@ -21,9 +21,9 @@ export function registerIndex(program: Command, runtime: CliRuntime): void {
         printJson(report);
         return;
       }
-      console.log(
+      printLine(
         `${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed; ${report.passages} passages.`,
       );
-      for (const skipped of report.skipped) console.log(`  skipped ${skipped.path}: ${skipped.reason}`);
+      for (const skipped of report.skipped) printLine(`  skipped ${skipped.path}: ${skipped.reason}`);
     });
 }

@@ -3,7 +3,7 @@ import { listSessions } from '../../service/list-sessions.ts';
 import { invalidInput } from '../../store/errors.ts';
 import { type SessionStatus, sessionStatuses } from '../../store/store.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { formatTable, printJson, progressText, relativeTime, shortId } from '../output.ts';
+import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
 
 function parseStatuses(value: string | undefined): SessionStatus[] | undefined {
   if (!value) return undefined;
@@ -44,7 +44,7 @@ export function registerLs(program: Command, runtime: CliRuntime): void {
       }
       if (page.sessions.length === 0) {
         const filtered = options.status || options.search;
-        console.log(filtered ? 'No sessions match.' : `No sessions yet in ${context.store.info().location}.`);
+        printLine(filtered ? 'No sessions match.' : `No sessions yet in ${context.store.info().location}.`);
         return;
       }
       const rows = page.sessions.map((session) => [
@@ -54,7 +54,7 @@ export function registerLs(program: Command, runtime: CliRuntime): void {
         progressText(session),
         relativeTime(session.updatedAt),
       ]);
-      console.log(formatTable(['ID', 'TITLE', 'STATUS', 'PROGRESS', 'UPDATED'], rows, [8, 60]));
-      if (page.nextCursor) console.log(`… more; raise --limit to see them.`);
+      printLine(formatTable(['ID', 'TITLE', 'STATUS', 'PROGRESS', 'UPDATED'], rows, [8, 60]));
+      if (page.nextCursor) printLine(`… more; raise --limit to see them.`);
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { exitCodes } from '../error-to-exit-code.ts';
-import { printJson, shortId } from '../output.ts';
+import { printJson, printLine, shortId } from '../output.ts';
 
 async function confirm(question: string): Promise<boolean> {
   if (!process.stdin.isTTY) return false;
@@ -27,7 +27,7 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
       const context = await runtime.open();
       const session = await renameSession(context, { sessionId: await resolveSessionId(context, id), title });
       if (runtime.json) printJson(session);
-      else console.log(`Renamed ${shortId(session.id)}: ${session.title}`);
+      else printLine(`Renamed ${shortId(session.id)}: ${session.title}`);
     });
 
   program
@@ -52,7 +52,7 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
       for (const sessionId of resolved) {
         await deleteSession(context, { sessionId, force: options.force });
         if (runtime.json) printJson({ type: 'deleted', sessionId });
-        else console.log(`Deleted ${sessionId}`);
+        else printLine(`Deleted ${sessionId}`);
       }
     });
 
@@ -68,7 +68,7 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
       const result = await stopSession(context, { sessionId });
       if (runtime.json) printJson({ type: 'stop', sessionId, result });
       else
-        console.log(
+        printLine(
           result === 'not-running'
             ? `Session ${shortId(sessionId)} is not running.`
             : result === 'requested'
@@ -93,7 +93,7 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
       const kinds = options.includeInterrupted ? 'completed, failed or interrupted' : 'completed or failed';
       if (matching === 0) {
         if (runtime.json) printJson({ deleted: 0 });
-        else console.log(`No ${kinds} sessions older than ${options.olderThan}.`);
+        else printLine(`No ${kinds} sessions older than ${options.olderThan}.`);
         return;
       }
       if (!options.yes && !(await confirm(`Delete ${matching} ${kinds} session(s) older than ${options.olderThan}?`))) {
@@ -103,6 +103,6 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
       }
       const result = await collectGarbage(context, request);
       if (runtime.json) printJson(result);
-      else console.log(`Deleted ${result.deleted} ${kinds} session(s) older than ${options.olderThan}.`);
+      else printLine(`Deleted ${result.deleted} ${kinds} session(s) older than ${options.olderThan}.`);
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { printJson } from '../output.ts';
+import { printJson, printLine } from '../output.ts';
 
 export function registerMigrateStore(program: Command, runtime: CliRuntime): void {
   program
@@ -19,11 +19,11 @@ export function registerMigrateStore(program: Command, runtime: CliRuntime): voi
           return;
         }
         const copied = result.sessions.filter((session) => session.status === 'copied').length;
-        console.log(
+        printLine(
           `Copied ${copied} session(s) and ${result.users} user(s) to ${target.info().location}. API tokens are not copied: add new ones there with quarry users add.`,
         );
         for (const skipped of result.sessions.filter((session) => session.status === 'skipped'))
-          console.log(`  skipped ${skipped.id}: ${skipped.reason}`);
+          printLine(`  skipped ${skipped.id}: ${skipped.reason}`);
       } finally {
         await target.close();
       }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
-import { printJson, shortId } from '../output.ts';
+import { printJson, printLine, shortId } from '../output.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
 import { indexProgress } from '../progress-bar.ts';
 
@@ -70,10 +70,10 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
       if (options.detach || !created) {
         if (runtime.json) printJson({ type: 'session', sessionId: session.id, status: session.status, created });
         else if (created)
-          console.log(
+          printLine(
             `Queued session ${session.id}. A worker (quarry worker, or quarry serve) will run it; watch it with: quarry show ${shortId(session.id)}`,
           );
-        else console.log(`Session ${session.id} (${session.status}). See it with: quarry show ${shortId(session.id)}`);
+        else printLine(`Session ${session.id} (${session.status}). See it with: quarry show ${shortId(session.id)}`);
         return;
       }
       setExitCode(await runInForeground(runtime, session.id));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { formatTable, printJson, progressText, relativeTime, shortId } from '../output.ts';
+import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
 
 function formatDuration(step: { startedAt: number; endedAt: number | null }): string {
   return step.endedAt === null ? '…' : `${step.endedAt - step.startedAt} ms`;
@@ -30,8 +30,8 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
           return;
         }
         const { session, resumePoint } = view;
-        console.log(`${session.title}\n`);
-        console.log(
+        printLine(`${session.title}\n`);
+        printLine(
           formatTable(
             ['', ''],
             [
@@ -60,42 +60,40 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
             `${Object.keys(state.tokensPerSource).length} sources read, ${state.tokensEstimated ? 'about ' : ''}${tokens} tokens`,
             state.findings ? `findings: ${state.findings}` : '',
           ].filter(Boolean);
-          console.log(`\nResearch state:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+          printLine(`\nResearch state:\n${lines.map((line) => `  ${line}`).join('\n')}`);
         }
         if (view.pendingInput)
-          console.log(
+          printLine(
             `\nWaiting for input "${view.pendingInput.key}": quarry ask ${shortId(session.id)} approve (or your feedback)\n${JSON.stringify(view.pendingInput.payload, null, 2)}`,
           );
-        console.log('\nConversation:');
+        printLine('\nConversation:');
         for (const message of view.messages)
-          console.log(
+          printLine(
             `  ${message.role}: ${message.content.length > 200 ? `${message.content.slice(0, 200)}…` : message.content}`,
           );
         if (options.steps || options.prompts) {
-          console.log('\nSteps:');
+          printLine('\nSteps:');
           let phase: string | null | undefined;
           for (const step of steps) {
             if (step.phase !== phase) {
               phase = step.phase;
-              console.log(`  ${phase ?? '(no phase)'}`);
+              printLine(`  ${phase ?? '(no phase)'}`);
             }
             const tokens = step.usage
               ? ` · ${(step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0)} tokens`
               : '';
-            console.log(
-              `    ${step.key} · ${step.status} · ${formatDuration(step)} · attempt ${step.attempts}${tokens}`,
-            );
+            printLine(`    ${step.key} · ${step.status} · ${formatDuration(step)} · attempt ${step.attempts}${tokens}`);
             if (options.prompts && step.prompt) {
-              console.log(
+              printLine(
                 `      model: ${step.usage?.model ?? '?'}\n      system: ${step.prompt.system ?? ''}\n      user: ${step.prompt.user}\n      output: ${JSON.stringify(step.output)}`,
               );
             }
           }
         }
         if (options.sources) {
-          console.log('\nSources:');
+          printLine('\nSources:');
           for (const source of view.sources)
-            console.log(
+            printLine(
               `  ${source.citation ? `[${source.citation}]` : '[ ]'} ${source.title} <${displayLocation(source.url)}>`,
             );
         }
@@ -103,16 +101,16 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
         if (options.claims) {
           const claims = latest?.claims ?? [];
           const marks = { supported: '✓', unsupported: '✗', uncited: '?' } as const;
-          console.log(`\nClaims${latest ? ` of report version ${latest.version}` : ''}:`);
-          if (claims.length === 0) console.log('  (none recorded)');
+          printLine(`\nClaims${latest ? ` of report version ${latest.version}` : ''}:`);
+          if (claims.length === 0) printLine('  (none recorded)');
           for (const claim of claims) {
             const unknown = claim.unknownCitations?.length
               ? ` · cited unknown ${claim.unknownCitations.map((number) => `[${number}]`).join(', ')}`
               : '';
-            console.log(`  ${marks[claim.verdict]} ${claim.verdict} · ${claim.claim}\n      ${claim.reason}${unknown}`);
+            printLine(`  ${marks[claim.verdict]} ${claim.verdict} · ${claim.claim}\n      ${claim.reason}${unknown}`);
           }
         }
-        if (latest) console.log(`\nReport (version ${latest.version} of ${view.reports.length}):\n\n${latest.report}`);
+        if (latest) printLine(`\nReport (version ${latest.version} of ${view.reports.length}):\n\n${latest.report}`);
       },
     );
 }

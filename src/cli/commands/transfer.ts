@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { invalidInput } from '../../store/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { printJson, shortId } from '../output.ts';
+import { printJson, printLine, shortId } from '../output.ts';
 
 /** export and import: sessions as files. */
 export function registerTransfer(program: Command, runtime: CliRuntime): void {
@@ -51,7 +51,7 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
       const { session, droppedFolders } = await importSessionFile(context, text);
       if (runtime.json) printJson({ ...session, droppedFolders });
       else
-        console.log(
+        printLine(
           `Imported session ${session.id} (${session.status}): ${session.title}${['interrupted', 'failed', 'waiting'].includes(session.status) ? `\nContinue it with: quarry resume ${shortId(session.id)}` : ''}`,
         );
     });

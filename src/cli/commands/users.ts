@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { formatTable, printJson } from '../output.ts';
+import { formatTable, printJson, printLine } from '../output.ts';
 
 const when = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
 
@@ -18,7 +18,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
       const { user, token, record } = await addUser(admin, { name, expiresIn: options.expires });
       if (runtime.json) printJson({ ...user, token, tokenId: record.id, expiresAt: record.expiresAt });
       else
-        console.log(
+        printLine(
           `Added ${user.name}. Their API token ${record.id} (shown only now; expires ${when(record.expiresAt)}):\n${token}`,
         );
     });
@@ -31,7 +31,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
       const list = await listUsers(admin);
       if (runtime.json) for (const user of list) printJson(user);
       else
-        console.log(
+        printLine(
           list.length
             ? formatTable(
                 ['NAME', 'ID', 'CREATED'],
@@ -49,7 +49,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
       const { admin } = await runtime.open();
       const user = await removeUser(admin, name);
       if (runtime.json) printJson({ type: 'deleted', userId: user.id });
-      else console.log(`Removed ${name}.`);
+      else printLine(`Removed ${name}.`);
     });
 
   const tokens = users.command('token').description("a user's API tokens: several each, revoked one at a time");
@@ -64,7 +64,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
       const { admin } = await runtime.open();
       const { token, record } = await addToken(admin, { name, expiresIn: options.expires, label: options.label });
       if (runtime.json) printJson({ ...record, token });
-      else console.log(`Token ${record.id} for ${name} (shown only now; expires ${when(record.expiresAt)}):\n${token}`);
+      else printLine(`Token ${record.id} for ${name} (shown only now; expires ${when(record.expiresAt)}):\n${token}`);
     });
   tokens
     .command('ls')
@@ -76,7 +76,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
       const list = await listTokens(admin, name);
       if (runtime.json) for (const token of list) printJson(token);
       else
-        console.log(
+        printLine(
           list.length
             ? formatTable(
                 ['ID', 'USER', 'LABEL', 'CREATED', 'EXPIRES'],
@@ -100,6 +100,6 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
       const { admin } = await runtime.open();
       await revokeToken(admin, tokenId);
       if (runtime.json) printJson({ type: 'revoked', tokenId });
-      else console.log(`Revoked ${tokenId}.`);
+      else printLine(`Revoked ${tokenId}.`);
     });
 }
