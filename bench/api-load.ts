@@ -37,11 +37,10 @@ async function fillSessions(path: string, count: number): Promise<string> {
 }
 
 async function startServer(path: string, port: number) {
-  const child = spawn(
-    process.execPath,
-    [join(root, 'bin/quarry.mjs'), 'serve', '--port', String(port), '--no-runner'],
-    { env: { ...process.env, QUARRY_DB: path }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [join(root, 'bin/quarry'), 'serve', '--port', String(port), '--no-runner'], {
+    env: { ...process.env, QUARRY_DB: path },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
     child.on('exit', () => reject(new Error('server exited')));

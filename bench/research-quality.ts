@@ -94,6 +94,12 @@ function isNavigationPage(path: string, cache: Map<string, boolean>): boolean {
   return navigation;
 }
 
+/** A tree's executable: bin/quarry, or bin/quarry.mjs in trees from before it was CommonJS (the baseline). */
+function quarryBin(tree: string): string {
+  const bin = join(tree, 'bin', 'quarry');
+  return existsSync(bin) ? bin : join(tree, 'bin', 'quarry.mjs');
+}
+
 /** Runs one research through a tree's executable; resolves with the report (or the error). */
 function research(
   tree: string,
@@ -103,7 +109,7 @@ function research(
 ): Promise<{ report: string; ms: number; error?: string }> {
   return new Promise((resolvePromise) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [join(tree, 'bin/quarry.mjs'), '--json', 'run', question, '--docs', corpus], {
+    const child = spawn(process.execPath, [quarryBin(tree), '--json', 'run', question, '--docs', corpus], {
       env: { PATH: process.env.PATH, HOME: home, QUARRY_HOME: home },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -137,7 +143,7 @@ async function measureTree(label: string, tree: string, set: QuestionSet, questi
   try {
     // Index once up front, so per-question times measure research, not the first indexing.
     const indexed = performance.now();
-    execFileSync(process.execPath, [join(tree, 'bin/quarry.mjs'), 'index', set.corpus], {
+    execFileSync(process.execPath, [quarryBin(tree), 'index', set.corpus], {
       env: { PATH: process.env.PATH, HOME: home, QUARRY_HOME: home },
       stdio: 'ignore',
     });

@@ -24,7 +24,7 @@ const SESSIONS = 24;
 function worker(name: string, env: NodeJS.ProcessEnv, leaseTtl: number): ChildProcess {
   return spawn(
     process.execPath,
-    [join(root, 'bin/quarry.mjs'), 'worker', '--id', name, '--concurrency', '4', '--lease-ttl', String(leaseTtl)],
+    [join(root, 'bin/quarry'), 'worker', '--id', name, '--concurrency', '4', '--lease-ttl', String(leaseTtl)],
     { env, stdio: 'ignore' },
   );
 }

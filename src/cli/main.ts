@@ -33,19 +33,26 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// A reader that stops reading (`quarry ls --json | head -1`) is no error: stop quietly.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+/**
+ * Runs the command line for `argv` (as `process.argv`: node, the script, then the words) and sets the
+ * process's exit code when the command ends. bin/quarry calls it, on the compiled CLI or the sources.
+ */
+export function runCli(argv: string[]): Promise<void> {
+  // A reader that stops reading (`quarry ls --json | head -1`) is no error: stop quietly.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+  // A long-running worker or server must outlive a stray rejection (a store blip in a callback nobody
+  // awaited): it is logged, and work goes on. Runs retry their own store writes.
+  process.on('unhandledRejection', (reason) => {
+    console.error(
+      `quarry: an error nothing handled (continuing): ${reason instanceof Error ? reason.message : String(reason)}`,
+    );
+  });
+  return main(argv).then((code) => {
+    process.exitCode = code;
   });
 }
-// A long-running worker or server must outlive a stray rejection (a store blip in a callback nobody
-// awaited): it is logged, and work goes on. Runs retry their own store writes.
-process.on('unhandledRejection', (reason) => {
-  console.error(
-    `quarry: an error nothing handled (continuing): ${reason instanceof Error ? reason.message : String(reason)}`,
-  );
-});
-
-process.exitCode = await main(process.argv);

@@ -23,7 +23,7 @@ import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin', 'quarry.mjs');
+const bin = join(root, 'bin', 'quarry');
 const fixtures = join(root, 'test', 'fixtures', 'corpus');
 const QUESTION = 'How does tidal power generate electricity?';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin', 'quarry.mjs');
+const bin = join(root, 'bin', 'quarry');
 const fixtures = join(root, 'test', 'fixtures', 'corpus');
 const asRoot = process.getuid?.() === 0;
 

@@ -226,7 +226,7 @@ describe('MCP server', () => {
     const client = new Client({ name: 'quarry-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(root, 'bin', 'quarry.mjs'), 'mcp', '--docs', join(home, 'docs')],
+      args: [join(root, 'bin', 'quarry'), 'mcp', '--docs', join(home, 'docs')],
       env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_HOME: home },
       stderr: 'pipe',
     });

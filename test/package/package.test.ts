@@ -42,7 +42,8 @@ describe('the packed package, installed in an empty folder', () => {
 
   it('ships the compiled CLI and the built web UI, not the sources or the tests', () => {
     const installed = join(folder, 'node_modules', 'quarry');
-    expect(existsSync(join(installed, 'dist', 'cli', 'main.js'))).toBe(true);
+    expect(existsSync(join(installed, 'dist', 'cli', 'main.cjs'))).toBe(true);
+    expect(existsSync(join(installed, 'dist', 'langgraph', 'index.js'))).toBe(true);
     expect(existsSync(join(installed, 'web', 'dist', 'index.html'))).toBe(true);
     for (const absent of ['src', 'test', 'bench', '.ci', 'scripts'])
       expect(existsSync(join(installed, absent))).toBe(false);
@@ -55,6 +56,9 @@ describe('the packed package, installed in an empty folder', () => {
         }),
       ),
     );
+    // The command's compiled code, kept in the user's cache folder for the next one.
+    const compiled = join(folder, '.cache', 'quarry', 'compiled');
+    expect(readdirSync(compiled).length).toBe(1);
   });
 
   it('researches a question over local documents', () => {

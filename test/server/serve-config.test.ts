@@ -31,7 +31,7 @@ describe('quarry serve with a config file', () => {
   });
 
   it('uses the model the config file names through the API', async () => {
-    const server = spawn(process.execPath, [join(root, 'bin', 'quarry.mjs'), 'serve', '--port', '0'], {
+    const server = spawn(process.execPath, [join(root, 'bin', 'quarry'), 'serve', '--port', '0'], {
       env: {
         PATH: process.env.PATH,
         HOME: home,

@@ -27,7 +27,7 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
     const child = spawn(
       process.execPath,
       [
-        join(root, 'bin', 'quarry.mjs'),
+        join(root, 'bin', 'quarry'),
         'worker',
         '--id',
         name,

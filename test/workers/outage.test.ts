@@ -15,7 +15,7 @@ import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin', 'quarry.mjs');
+const bin = join(root, 'bin', 'quarry');
 const fixtures = join(root, 'test', 'fixtures', 'corpus');
 const QUESTION = 'How does tidal power generate electricity, and where are tidal stations?';
 

@@ -1,9 +1,9 @@
 import type { Client, ClientBase, Pool, PoolClient } from 'pg';
+import pg from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
 import { isRetryable, QuarryError } from '../errors.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
-import pg from './pg.ts';
 
 export interface PostgresDriverOptions {
   /** Schema for Quarry's tables (created if missing). Default `public`. */

@@ -92,7 +92,7 @@ export class ExtractPool {
 function startWorker(): Worker | null {
   const here = import.meta.url;
   try {
-    if (!here.endsWith('.ts')) return new Worker(new URL('./extract-worker.js', here));
+    if (!here.endsWith('.ts')) return new Worker(new URL('./extract-worker.cjs', here));
     // tsx's ES module entry (require.resolve would give its CommonJS one).
     const manifest = createRequire(here).resolve('tsx/package.json');
     const tsx = pathToFileURL(join(dirname(manifest), 'dist', 'esm', 'api', 'index.mjs')).href;
