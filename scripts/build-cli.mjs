@@ -144,7 +144,7 @@ async function buildCli() {
     format: 'esm',
     write: false,
   });
-  const hash = createHash('sha256');
+  const written = [];
   for (const file of outputFiles) {
     const { code } = await transform(file.text, {
       format: 'cjs',
@@ -155,13 +155,19 @@ async function buildCli() {
       supported: { 'dynamic-import': false },
       // import.meta, for the few modules that ask: its URL made only when asked (0.25 ms).
       define: { 'import.meta': '__quarryImportMeta' },
-      banner: file.text.includes('import.meta')
-        ? 'const __quarryImportMeta = { dirname: __dirname, filename: __filename, get url() { return require("node:url").pathToFileURL(__filename).href; } };'
-        : '',
+      // Strict, as the ES modules it was (CommonJS is not, unless it says so).
+      banner: `'use strict';${
+        file.text.includes('import.meta')
+          ? '\nconst __quarryImportMeta = { dirname: __dirname, filename: __filename, get url() { return require("node:url").pathToFileURL(__filename).href; } };'
+          : ''
+      }`,
     });
     writeFileSync(file.path, code);
-    hash.update(basename(file.path)).update(code);
+    written.push({ name: basename(file.path), code });
   }
+  // The build id: a hash of its files by name (test/cli/build-output.test.ts makes it again).
+  const hash = createHash('sha256');
+  for (const { name, code } of written.sort((a, b) => (a.name < b.name ? -1 : 1))) hash.update(name).update(code);
   return { metafile, id: hash.digest('hex').slice(0, 16) };
 }
 
