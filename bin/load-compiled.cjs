@@ -106,6 +106,9 @@ function loadCompiled({ folder, entry, buildId, env = process.env, onCompile }) 
   function requireInBuild(request) {
     return BUILD_FILE.test(request) ? load(request.slice(2)) : requireOutside(request);
   }
+  // What else a module may ask of its require (no bundled code does today).
+  requireInBuild.resolve = requireOutside.resolve;
+  requireInBuild.cache = requireOutside.cache;
 
   if (cache) {
     process.once('exit', () => {

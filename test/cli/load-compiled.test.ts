@@ -37,7 +37,8 @@ describe('bin/load-compiled.cjs', () => {
       `const a = require('./chunk-a.cjs');
        const b = require('./chunk-b.cjs');
        exports.result = { a: a.value, b: b.value, loadsOfB: globalThis.loadsOfB, path: typeof require('node:path').join,
-         fromNodeModules: typeof require('commander').Command, dirname: __dirname, self: module.filename };`,
+         fromNodeModules: typeof require('commander').Command, dirname: __dirname, self: module.filename,
+         resolved: require.resolve('./chunk-a.cjs') };`,
     );
     writeFileSync(join(build, 'chunk-a.cjs'), "exports.value = 'a+' + require('./chunk-b.cjs').value;");
     writeFileSync(
@@ -74,6 +75,7 @@ describe('bin/load-compiled.cjs', () => {
     fromNodeModules: 'function',
     dirname: build,
     self: join(build, 'main.cjs'),
+    resolved: join(build, 'chunk-a.cjs'),
   });
   const cacheOf = (buildId: string) =>
     join(cacheHome, 'quarry', 'compiled', `${process.versions.v8}-${process.arch}`, buildId);
