@@ -9,7 +9,8 @@ import { startResearch } from '../../src/service/start-research.ts';
 import { eventually, sleep } from '../../src/store/conformance/harness.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { FakeOpenAiServer, lastUserOf, systemOf } from '../support/fake-openai-server.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { tallyPrompts } from '../support/model-calls.ts';
 import { OwnPostgres } from '../support/own-postgres.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { testConfig } from '../support/test-config.ts';
@@ -126,13 +127,9 @@ describe.skipIf(process.env.STORE_BACKENDS !== undefined && !process.env.STORE_B
 
       // No model call of a completed step was sent twice (a step cut off mid-call may be sent again).
       for (const id of ids) {
-        const steps = await store.listSteps(id, { includePrompts: true });
-        for (const step of steps.filter((each) => each.kind === 'llm' && each.status === 'completed')) {
-          const sent = fake.calls.filter(
-            (call) =>
-              lastUserOf(call.request) === step.prompt!.user && systemOf(call.request) === (step.prompt!.system ?? ''),
-          ).length;
-          expect(sent, `${id} ${step.key}`).toBeLessThanOrEqual(step.attempts);
+        for (const tally of tallyPrompts(await store.listSteps(id, { includePrompts: true }), fake.calls)) {
+          if (tally.completed > 0)
+            expect(tally.sent, `${id} ${tally.keys.join(', ')}`).toBeLessThanOrEqual(tally.attempts);
         }
       }
       worker.child.kill('SIGTERM');
