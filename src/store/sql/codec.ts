@@ -177,3 +177,37 @@ export function escapeLike(text: string): string {
 export function conflict(message: string, details: Record<string, unknown> = {}): QuarryError {
   return new QuarryError('CONFLICT', message, { details });
 }
+
+export function stepNotFound(runId: string, key: string): QuarryError {
+  return new QuarryError('STEP_NOT_FOUND', `No step "${key}" in run "${runId}".`, { details: { runId, key } });
+}
+
+/** The value as the journal gives it back (JSON round trip), so a record built here equals a read one. */
+export function asStored(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+/**
+ * The record of a step just begun, built from what its write returned (not read back: one round trip
+ * fewer per step).
+ */
+export function begunStep(
+  step: { runId: string; key: string; input?: unknown; phase: string | null; kind: StepKind },
+  written: { seq: number | string; attempts: number | string; started_at: number | string },
+): StepRecord {
+  return {
+    runId: step.runId,
+    key: step.key,
+    seq: Number(written.seq),
+    phase: step.phase,
+    kind: step.kind,
+    status: 'running',
+    attempts: Number(written.attempts),
+    input: asStored(step.input),
+    output: undefined,
+    error: null,
+    usage: null,
+    startedAt: Number(written.started_at),
+    endedAt: null,
+  };
+}

@@ -1,4 +1,4 @@
-import { leaseLost, QuarryError, sessionNotFound } from '../errors.ts';
+import { QuarryError } from '../errors.ts';
 import type {
   BeginStepInput,
   CompleteStepInput,
@@ -13,17 +13,19 @@ import type {
   StepRecord,
 } from '../store.ts';
 import {
+  asStored,
+  begunStep,
   conflict,
   decodeJson,
   encodeJson,
-  INLINE_PAYLOAD_LIMIT,
   putBlobInTx,
-  sha256,
+  stepNotFound,
   storePayload,
   toStepRecord,
 } from './codec.ts';
 import { checkFence, readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
+import { beginStepInOneStatement, completeStepInOneStatement, recordStepInOneStatement } from './journal-functions.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
@@ -37,10 +39,6 @@ const blobData = (column: string) =>
 const STEP_COLUMNS =
   's.run_id, s.key, s.seq, s.phase, s.kind, s.status, s.attempts, s.input, s.output, s.error_code, s.error_message, s.usage, s.started_at, s.ended_at';
 const JOURNAL_SELECT = `SELECT ${STEP_COLUMNS}, ${blobData('input')} AS input_data, ${blobData('output')} AS output_data FROM steps s`;
-
-function stepNotFound(runId: string, key: string): QuarryError {
-  return new QuarryError('STEP_NOT_FOUND', `No step "${key}" in run "${runId}".`, { details: { runId, key } });
-}
 
 async function readLiveStep(tx: SqlExecutor, runId: string, key: string): Promise<StepRecord | null> {
   const rows = await tx.query(`${JOURNAL_SELECT} WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`, [
@@ -65,11 +63,6 @@ async function refreshNextStep(
      WHERE id = ? AND current_run_id = ?`,
     [runId, ...counterParams, sessionId, runId],
   );
-}
-
-/** The value as the journal gives it back (JSON round trip), so a record built here equals a read one. */
-function asStored(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
 async function beginStepInTx(
@@ -125,22 +118,14 @@ async function beginStepInTx(
     await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', known_steps = known_steps + 1');
   }
   await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
-  // Built from what was written (RETURNING), not read back: one round trip fewer per step.
-  return {
-    runId: input.runId,
-    key: input.key,
-    seq: Number(written.seq),
-    phase: existing ? existing.phase : (input.phase ?? null),
-    kind: existing ? existing.kind : input.kind,
-    status: 'running',
-    attempts: Number(written.attempts),
-    input: asStored(input.input),
-    output: undefined,
-    error: null,
-    usage: null,
-    startedAt: Number(written.started_at),
-    endedAt: null,
-  };
+  return begunStep(
+    {
+      ...input,
+      phase: existing ? existing.phase : (input.phase ?? null),
+      kind: existing ? existing.kind : input.kind,
+    },
+    written,
+  );
 }
 
 async function completeStepInTx(
@@ -195,144 +180,6 @@ export function completeStep(ctx: SqlContext, fence: Fence, input: CompleteStepI
     await checkFence(ctx, tx, fence);
     return completeStepInTx(ctx, tx, fence, input);
   });
-}
-
-/** A payload for the journal functions: inline JSON, or a blob's hash and bytes when long. */
-function functionPayload(value: unknown): [string | null, string | null, Buffer | null] {
-  const text = encodeJson(value);
-  if (text === null || text.length <= INLINE_PAYLOAD_LIMIT) return [text, null, null];
-  const bytes = Buffer.from(text, 'utf8');
-  return [null, sha256(bytes), bytes];
-}
-
-/** Events as the journal functions take them: their types and their data, as two arrays. */
-function functionEvents(events: readonly EventInput[] | undefined): [string[], (string | null)[]] {
-  return [(events ?? []).map((event) => event.type), (events ?? []).map((event) => encodeJson(event.data ?? null))];
-}
-
-/** The store's error for a journal function's own SQLSTATE (migration 6); anything else as it is. */
-function journalFunctionError(error: unknown, fence: Fence, runId: string, key: string): unknown {
-  switch ((error as { code?: string }).code) {
-    case 'QL001':
-      return leaseLost(fence.sessionId, fence.epoch);
-    case 'QL002':
-      return sessionNotFound(fence.sessionId);
-    case 'QL003':
-      return conflict(`Step "${key}" of run "${runId}" is already completed.`, { runId, key });
-    case 'QL004':
-      return new QuarryError('RUN_NOT_FOUND', `No run "${runId}" in session "${fence.sessionId}".`, {
-        details: { runId },
-      });
-    case 'QL005':
-      return stepNotFound(runId, key);
-    default:
-      return error;
-  }
-}
-
-/** `beginStep` as one statement (one round trip): the fence, the step, its blobs and events. */
-async function beginStepInOneStatement(ctx: SqlContext, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
-  const prompt = input.prompt ? Buffer.from(encodeJson(input.prompt)!, 'utf8') : null;
-  const rows = await ctx.driver
-    .query<{ seq: number; attempts: number; started_at: number; phase: string | null; kind: string }>(
-      'SELECT * FROM quarry_begin_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [
-        fence.sessionId,
-        fence.epoch,
-        input.runId,
-        input.key,
-        input.phase ?? null,
-        input.kind,
-        ...functionPayload(input.input),
-        prompt ? sha256(prompt) : null,
-        prompt,
-        ...functionEvents(input.events),
-      ],
-    )
-    .catch((error: unknown) => {
-      throw journalFunctionError(error, fence, input.runId, input.key);
-    });
-  const written = rows[0]!;
-  return {
-    runId: input.runId,
-    key: input.key,
-    seq: Number(written.seq),
-    phase: written.phase,
-    kind: written.kind as StepRecord['kind'],
-    status: 'running',
-    attempts: Number(written.attempts),
-    input: asStored(input.input),
-    output: undefined,
-    error: null,
-    usage: null,
-    startedAt: Number(written.started_at),
-    endedAt: null,
-  };
-}
-
-/** `completeStep` as one statement (one round trip): the fence, the output, its blob and events. */
-function completeStepInOneStatement(ctx: SqlContext, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
-  return completingStatement(ctx, fence, input, 'SELECT * FROM quarry_complete_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-    fence.sessionId,
-    fence.epoch,
-    input.runId,
-    input.key,
-    ...functionPayload(input.output),
-    input.usage ? encodeJson(input.usage) : null,
-    ...functionEvents(input.events),
-  ]);
-}
-
-/** `recordStep` as one statement (migration 9): the begin and the complete above, in turn. */
-function recordStepInOneStatement(ctx: SqlContext, fence: Fence, input: RecordStepInput): Promise<StepRecord> {
-  return completingStatement(
-    ctx,
-    fence,
-    input,
-    'SELECT * FROM quarry_record_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [
-      fence.sessionId,
-      fence.epoch,
-      input.runId,
-      input.key,
-      input.phase ?? null,
-      input.kind,
-      ...functionPayload(input.input),
-      ...functionPayload(input.output),
-      input.usage ? encodeJson(input.usage) : null,
-      ...functionEvents(input.events),
-    ],
-  );
-}
-
-/** Runs a journal function that completes a step, and the completed step from its row. */
-async function completingStatement(
-  ctx: SqlContext,
-  fence: Fence,
-  input: CompleteStepInput,
-  sql: string,
-  params: unknown[],
-): Promise<StepRecord> {
-  const rows = await ctx.driver.query<Row>(sql, params).catch((error: unknown) => {
-    throw journalFunctionError(error, fence, input.runId, input.key);
-  });
-  const row = rows[0]!;
-  const storedInput = row.input_data ? Buffer.from(row.input_data as Uint8Array).toString('utf8') : row.input;
-  return {
-    runId: input.runId,
-    key: input.key,
-    seq: Number(row.seq),
-    phase: (row.phase as string | null) ?? null,
-    kind: row.kind as StepRecord['kind'],
-    status: 'completed',
-    attempts: Number(row.attempts),
-    input: decodeJson(storedInput),
-    output: asStored(input.output),
-    error: null,
-    usage: input.usage ? (asStored(input.usage) as StepRecord['usage']) : null,
-    startedAt: Number(row.started_at),
-    endedAt: Number(row.ended_at),
-  };
 }
 
 export function recordStep(ctx: SqlContext, fence: Fence, input: RecordStepInput): Promise<StepRecord> {
