@@ -5,7 +5,7 @@
 // dist/cli is CommonJS, one file per lazily loaded part: esbuild splits the program as ES modules
 // (it splits no other format), then each file is turned into CommonJS. A CommonJS program starts
 // without Node's ES module loader (about 4 ms of every command) and its compiled code can be kept
-// between commands on Node 20, which has no compile cache for ES modules (bin/compile-cache.cjs).
+// between commands on Node 20, which has no compile cache for ES modules (bin/load-compiled.cjs).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

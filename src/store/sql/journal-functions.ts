@@ -52,6 +52,16 @@ function journalFunctionError(error: unknown, fence: Fence, runId: string, key: 
   }
 }
 
+/** The arguments every journal function begins with: the fence, then the step's run and key. */
+function stepArguments(fence: Fence, input: { runId: string; key: string }): unknown[] {
+  return [fence.sessionId, fence.epoch, input.runId, input.key];
+}
+
+/** A step as it begins: its phase, kind and input. */
+function beginArguments(input: Omit<BeginStepInput, 'runId' | 'key'>): unknown[] {
+  return [input.phase ?? null, input.kind, ...functionPayload(input.input)];
+}
+
 /** `beginStep` as one statement (one round trip): the fence, the step, its blobs and events. */
 export async function beginStepInOneStatement(
   ctx: SqlContext,
@@ -63,13 +73,8 @@ export async function beginStepInOneStatement(
     .query<{ seq: number; attempts: number; started_at: number; phase: string | null; kind: string }>(
       'SELECT * FROM quarry_begin_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [
-        fence.sessionId,
-        fence.epoch,
-        input.runId,
-        input.key,
-        input.phase ?? null,
-        input.kind,
-        ...functionPayload(input.input),
+        ...stepArguments(fence, input),
+        ...beginArguments(input),
         prompt ? sha256(prompt) : null,
         prompt,
         ...functionEvents(input.events),
@@ -89,10 +94,7 @@ export function completeStepInOneStatement(
   input: CompleteStepInput,
 ): Promise<StepRecord> {
   return completingStatement(ctx, fence, input, 'SELECT * FROM quarry_complete_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-    fence.sessionId,
-    fence.epoch,
-    input.runId,
-    input.key,
+    ...stepArguments(fence, input),
     ...functionPayload(input.output),
     input.usage ? encodeJson(input.usage) : null,
     ...functionEvents(input.events),
@@ -107,13 +109,8 @@ export function recordStepInOneStatement(ctx: SqlContext, fence: Fence, input: R
     input,
     'SELECT * FROM quarry_record_step(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [
-      fence.sessionId,
-      fence.epoch,
-      input.runId,
-      input.key,
-      input.phase ?? null,
-      input.kind,
-      ...functionPayload(input.input),
+      ...stepArguments(fence, input),
+      ...beginArguments(input),
       ...functionPayload(input.output),
       input.usage ? encodeJson(input.usage) : null,
       ...functionEvents(input.events),
