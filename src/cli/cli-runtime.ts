@@ -1,6 +1,9 @@
 import type { ConfigFlags, QuarryConfig } from '../config/quarry-config.ts';
-import type { LocalContext } from '../service/local-context.ts';
+import { resolveConfig } from '../config/quarry-config.ts';
+import { type LocalContext, localServiceContext } from '../service/local-context.ts';
+import { localQueryContext } from '../service/local-query-context.ts';
 import type { ServiceContext } from '../service/service-context.ts';
+import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ProgressMode } from './progress.ts';
 
@@ -28,7 +31,6 @@ export class CliRuntime {
 
   /** The configuration: the command's flags, then the environment, the config file and defaults. */
   async config(flags: ConfigFlags = {}): Promise<QuarryConfig> {
-    const { resolveConfig } = await import('./local-store.ts');
     this.resolved ??= resolveConfig({ env: this.env, flags: { ...flags, db: this.db ?? flags.db } });
     return this.resolved;
   }
@@ -37,11 +39,11 @@ export class CliRuntime {
     return this.json ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
   }
 
-  /** The store and services, for commands that read and manage sessions (no research code loads). */
+  /** The store and services, for commands that read and manage sessions (no runner). */
   async open(flags: ConfigFlags = {}): Promise<CliContext> {
     if (this.context) return this.context;
     const config = await this.config(flags);
-    const [store, { localQueryContext }] = await Promise.all([this.openStore(config), import('./local-store.ts')]);
+    const store = await this.openStore(config);
     this.context = { ...localQueryContext(store, config), admin: store };
     return this.context;
   }
@@ -50,17 +52,13 @@ export class CliRuntime {
   async openRunner(flags: ConfigFlags = {}): Promise<CliRunContext> {
     if (this.context && 'runner' in this.context && this.context.runner) return this.context as CliRunContext;
     const config = await this.config(flags);
-    const [store, { localServiceContext }] = await Promise.all([
-      this.openStore(config),
-      import('../service/local-context.ts'),
-    ]);
+    const store = await this.openStore(config);
     const context = { ...localServiceContext(store, config, { workerId: `cli:${process.pid}` }), admin: store };
     this.context = context;
     return context;
   }
 
   private async openStore(config: QuarryConfig): Promise<Store> {
-    const { openStore } = await import('./local-store.ts');
     this.store ??= await openStore({
       db: config.db,
       retry: {

@@ -7,7 +7,7 @@ import { buildProgram } from './program.ts';
 async function main(argv: string[]): Promise<number> {
   const runtime = new CliRuntime();
   let exitCode: number = exitCodes.completed;
-  const program = buildProgram(runtime, (code) => (exitCode = code), argv);
+  const program = buildProgram(runtime, (code) => (exitCode = code));
   try {
     await program.parseAsync(argv);
     return exitCode;

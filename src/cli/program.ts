@@ -35,54 +35,27 @@ Environment (flags win over these; these win over $QUARRY_HOME/config.json, whos
 
 Exit codes: 0 done, 2 usage error, 3 waiting for input, 4 not found, 5 conflict, 130 interrupted, 1 unexpected.`;
 
-type Registration = (program: Command, runtime: CliRuntime, setExitCode: (code: number) => void) => void;
+/** Every command's registration, in the order help lists them (one function may add several). */
+const registrations = [
+  registerRun,
+  registerLs,
+  registerShow,
+  registerResume,
+  registerAsk,
+  registerFork,
+  registerManage,
+  registerConfigSession,
+  registerTransfer,
+  registerIndex,
+  registerUsers,
+  registerWorker,
+  registerServe,
+  registerMcp,
+  registerMigrateStore,
+];
 
-/** Every command, in the order help lists them, by the name a user types (one function may add several). */
-export const commandRegistrations: ReadonlyMap<string, Registration> = new Map<string, Registration>([
-  ['run', registerRun],
-  ['ls', registerLs],
-  ['show', registerShow],
-  ['resume', registerResume],
-  ['ask', registerAsk],
-  ['fork', registerFork],
-  ['rename', registerManage],
-  ['rm', registerManage],
-  ['stop', registerManage],
-  ['gc', registerManage],
-  ['config', registerConfigSession],
-  ['export', registerTransfer],
-  ['import', registerTransfer],
-  ['index', registerIndex],
-  ['users', registerUsers],
-  ['worker', registerWorker],
-  ['serve', registerServe],
-  ['mcp', registerMcp],
-  ['migrate-store', registerMigrateStore],
-]);
-
-/**
- * The command `argv` names: its first word that is neither an option nor `--db`'s value. Undefined
- * for no command (`quarry --help`) or a word that is none (commander then lists or suggests them).
- */
-export function commandNamed(argv: readonly string[]): string | undefined {
-  for (let index = 2; index < argv.length; index++) {
-    const word = argv[index]!;
-    if (word === '--') return argv[index + 1];
-    if (word === '--db') index++;
-    else if (!word.startsWith('-')) return commandRegistrations.has(word) ? word : undefined;
-  }
-  return undefined;
-}
-
-/**
- * The program with the global options and the command `argv` names, or every command when it names
- * none: building all fifteen cost each command about 1.5 ms at start.
- */
-export function buildProgram(
-  runtime: CliRuntime,
-  setExitCode: (code: number) => void,
-  argv?: readonly string[],
-): Command {
+/** The program: the global options and every command. */
+export function buildProgram(runtime: CliRuntime, setExitCode: (code: number) => void): Command {
   const program = new Command('quarry')
     .description('A deep-research agent whose sessions never lose their place.')
     .version(QUARRY_VERSION)
@@ -96,8 +69,6 @@ export function buildProgram(
       runtime.db = options.db;
       runtime.json = options.json ?? false;
     });
-  const named = argv && commandNamed(argv);
-  const registrations = named ? [commandRegistrations.get(named)!] : new Set(commandRegistrations.values());
   for (const register of registrations) register(program, runtime, setExitCode);
   return program;
 }

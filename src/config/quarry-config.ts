@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import * as z from '../shared/zod-mini.ts';
-import { optional, strictObject } from '../shared/zod-mini.ts';
+import * as z from 'zod';
+import { optional, strictObject } from 'zod';
 import { invalidInput } from '../store/errors.ts';
 
 /**
@@ -76,15 +76,12 @@ export interface ConfigFlags {
   port?: number;
 }
 
-/**
- * `$QUARRY_HOME/config.json`: every field optional. Built only when there is a file to read (a
- * command without one builds no schema at all).
- */
+/** `$QUARRY_HOME/config.json`: every field optional. */
 function fileSchema() {
   const name = z.string().check(z.minLength(1));
   const names = optional(z.array(name));
   const int = (min: number, max?: number) =>
-    max === undefined ? z.int().check(z.minimum(min)) : z.int().check(z.minimum(min), z.maximum(max));
+    max === undefined ? z.int().check(z.gte(min)) : z.int().check(z.gte(min), z.lte(max));
   const keyed = { apiKey: optional(z.string()), baseUrl: optional(z.url()) };
   return strictObject({
     db: optional(name),
@@ -94,7 +91,7 @@ function fileSchema() {
     fastModel: optional(name),
     fetchAllow: names,
     pricePerMillionTokens: optional(
-      strictObject({ input: z.number().check(z.minimum(0)), output: z.number().check(z.minimum(0)) }),
+      strictObject({ input: z.number().check(z.gte(0)), output: z.number().check(z.gte(0)) }),
     ),
     providers: optional(
       strictObject({

@@ -1,12 +1,12 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
-import type { IndexFoldersOptions, IndexReport } from '../providers/search/local-corpus/index-folders.ts';
+import {
+  type IndexFoldersOptions,
+  type IndexReport,
+  indexFolders,
+} from '../providers/search/local-corpus/index-folders.ts';
 import { invalidInput, QuarryError } from '../store/errors.ts';
 import type { Store } from '../store/store.ts';
-
-/** Indexing (extraction, its worker pool) loads on first use: commands that only read sessions skip it. */
-const indexFolders: typeof import('../providers/search/local-corpus/index-folders.ts').indexFolders = async (...args) =>
-  (await import('../providers/search/local-corpus/index-folders.ts')).indexFolders(...args);
 
 /** A folder a server's operator allows, and the short name requests may use for it. */
 export interface DocumentRoot {

@@ -8,8 +8,8 @@ import { LOCAL_OWNER, type ServiceContext } from './service-context.ts';
 /**
  * The service context of someone acting on their own machine who only reads and manages sessions
  * (`quarry ls`, `show`, `rename`, `rm`, `export`…): the local user, any folder, indexing in the
- * foreground, no per-user limits, and no workflows or runner, so none of the research code is
- * loaded. `localServiceContext` adds the engine for commands that run sessions.
+ * foreground, no per-user limits, and no workflows or runner. `localServiceContext` adds the engine
+ * for commands that run sessions.
  */
 export function localQueryContext(
   store: Store,

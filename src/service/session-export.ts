@@ -236,7 +236,7 @@ export async function importSessionFile(context: ServiceContext, text: string): 
       'version',
       `this Quarry reads version ${SESSION_FILE_VERSION} files, not ${JSON.stringify(header.version ?? null)}`,
     );
-  const result = sessionSnapshotSchema().safeParse(parsed);
+  const result = sessionSnapshotSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw invalidInput(issue.path.join('.') || 'file', issue.message);

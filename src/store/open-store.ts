@@ -27,7 +27,7 @@ export interface OpenStoreOptions {
 
 /** Opens the driver for a location; `schema` in a PostgreSQL URL is Quarry's, not libpq's. */
 export async function openDriver(location: string, options: Omit<OpenStoreOptions, 'db'> = {}): Promise<SqlDriver> {
-  // Each driver (and its database client) is loaded only when a store of its kind is opened.
+  // Each driver loads its database client only when a store of its kind is opened.
   if (!isPostgresUrl(location)) {
     const { SqliteDriver } = await import('./sqlite/sqlite-driver.ts');
     return new SqliteDriver(location, { synchronous: options.synchronous });

@@ -1,6 +1,6 @@
+import * as z from 'zod';
+import { nullable, optional } from 'zod';
 import { type EventType, eventTypes } from '../shared/events.ts';
-import * as z from '../shared/zod-mini.ts';
-import { nullable, optional } from '../shared/zod-mini.ts';
 import { errorCodes, invalidInput, QuarryError } from './errors.ts';
 import { findNul } from './find-nul.ts';
 import { sessionSnapshotSchema } from './snapshot-schema.ts';
@@ -54,18 +54,17 @@ const bigText = (max: number) =>
     }),
   );
 
-const maybe = <T extends z.ZodMiniType>(schema: T) => optional(nullable(schema));
+const maybe = <T extends z.ZodType>(schema: T) => optional(nullable(schema));
 const text = (max: number) => z.string().check(z.maxLength(max));
 const int = (min: number, max?: number) =>
-  max === undefined ? z.int().check(z.minimum(min)) : z.int().check(z.minimum(min), z.maximum(max));
+  max === undefined ? z.int().check(z.gte(min)) : z.int().check(z.gte(min), z.lte(max));
 const number = (min: number, max?: number) =>
-  max === undefined ? z.number().check(z.minimum(min)) : z.number().check(z.minimum(min), z.maximum(max));
-const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
-const someOf = <T extends z.ZodMiniType>(item: T) => z.array(item).check(z.minLength(1));
+  max === undefined ? z.number().check(z.gte(min)) : z.number().check(z.gte(min), z.lte(max));
+const list = <T extends z.ZodType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
+const someOf = <T extends z.ZodType>(item: T) => z.array(item).check(z.minLength(1));
 const sha256Hex = (message?: string) => z.string().check(z.regex(/^[0-9a-f]{64}$/, message));
 
-// The pieces methods share are functions too, called where a method's schemas are built (below): a
-// command builds only the schemas of the calls it makes, not a hundred at start (about 2.5 ms).
+// The pieces methods share are functions: each use gets a schema of its own.
 const id = () => z.string().check(z.minLength(1), z.maxLength(128));
 const nonEmpty = (max: number) => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(max));
 const settings = () =>
@@ -79,7 +78,7 @@ const status = () => z.enum(sessionStatuses);
 const role = () => z.enum(messageRoles);
 const ownerScope = () => optional(z.object({ ownerId: optional(id()) }));
 const fence = () => z.object({ sessionId: id(), epoch: int(0) });
-const lease = () => z.extend(fence(), { workerId: nonEmpty(200), expiresAt: z.number() });
+const lease = () => fence().extend({ workerId: nonEmpty(200), expiresAt: z.number() });
 const stepKey = () => nonEmpty(500);
 const phase = () => maybe(text(100));
 const event = () =>
@@ -119,12 +118,9 @@ const beginStep = () =>
     events: events(),
   });
 
-/**
- * Positional argument schemas per method, built on a method's first call (a command that lists
- * sessions builds one); methods not listed take no checked arguments.
- */
-const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
-  createSession: () => [
+/** Positional argument schemas per method; methods not listed take no checked arguments. */
+const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
+  createSession: [
     z.object({
       id: optional(id()),
       ownerId: id(),
@@ -138,10 +134,10 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       externalId: optional(nonEmpty(200)),
     }),
   ],
-  getSession: () => [id(), ownerScope()],
-  findSessionByExternalId: () => [nonEmpty(200), z.object({ ownerId: id() })],
-  listForks: () => [id(), ownerScope()],
-  listSessions: () => [
+  getSession: [id(), ownerScope()],
+  findSessionByExternalId: [nonEmpty(200), z.object({ ownerId: id() })],
+  listForks: [id(), ownerScope()],
+  listSessions: [
     optional(
       z.object({
         ownerId: optional(id()),
@@ -152,9 +148,9 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       }),
     ),
   ],
-  countSessions: () => [ownerScope()],
-  findSessionIds: () => [id(), optional(z.object({ ownerId: optional(id()), limit: optional(int(1, 100)) }))],
-  updateSession: () => [
+  countSessions: [ownerScope()],
+  findSessionIds: [id(), optional(z.object({ ownerId: optional(id()), limit: optional(int(1, 100)) }))],
+  updateSession: [
     id(),
     z.object({
       title: optional(nonEmpty(limits.titleChars)),
@@ -164,8 +160,8 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
     }),
     ownerScope(),
   ],
-  deleteSession: () => [id(), ownerScope()],
-  appendMessage: () => [
+  deleteSession: [id(), ownerScope()],
+  appendMessage: [
     z.object({
       sessionId: id(),
       role: role(),
@@ -175,11 +171,11 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       fence: optional(fence()),
     }),
   ],
-  listMessages: () => [
+  listMessages: [
     id(),
     optional(z.object({ runId: optional(id()), phase: optional(text(100)), ownerId: optional(id()) })),
   ],
-  startRun: () => [
+  startRun: [
     z.object({
       sessionId: id(),
       kind: nonEmpty(50),
@@ -189,20 +185,20 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       status: optional(z.enum(['queued', 'interrupted'])),
     }),
   ],
-  getRun: () => [id()],
-  listRuns: () => [id(), ownerScope()],
-  beginStep: () => [fence(), beginStep()],
-  completeStep: () => [
+  getRun: [id()],
+  listRuns: [id(), ownerScope()],
+  beginStep: [fence(), beginStep()],
+  completeStep: [
     fence(),
     z.object({ runId: id(), key: stepKey(), output: payload(limits.payloadBytes), usage: usage(), events: events() }),
   ],
-  failStep: () => [fence(), z.object({ runId: id(), key: stepKey(), error: errorInfo(), events: events() })],
-  recordStep: () => [fence(), z.extend(beginStep(), { output: payload(limits.payloadBytes), usage: usage() })],
-  supersedeSteps: () => [fence(), z.object({ runId: id(), fromSeq: int(1), events: events() })],
-  loadJournal: () => [id()],
-  listSteps: () => [id()],
-  getStep: () => [id(), stepKey()],
-  putBlob: () => [
+  failStep: [fence(), z.object({ runId: id(), key: stepKey(), error: errorInfo(), events: events() })],
+  recordStep: [fence(), beginStep().extend({ output: payload(limits.payloadBytes), usage: usage() })],
+  supersedeSteps: [fence(), z.object({ runId: id(), fromSeq: int(1), events: events() })],
+  loadJournal: [id()],
+  listSteps: [id()],
+  getStep: [id(), stepKey()],
+  putBlob: [
     id(),
     z.instanceof(Uint8Array).check(
       z.refine((data) => data.byteLength <= limits.blobBytes, {
@@ -211,8 +207,8 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       }),
     ),
   ],
-  getBlob: () => [sha256Hex('must be a sha-256 hex digest')],
-  upsertSource: () => [
+  getBlob: [sha256Hex('must be a sha-256 hex digest')],
+  upsertSource: [
     z.object({
       sessionId: id(),
       url: nonEmpty(4000),
@@ -226,13 +222,13 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       fence: optional(fence()),
     }),
   ],
-  listSources: () => [id(), ownerScope()],
-  appendEvent: () => [z.object({ sessionId: id(), fence: optional(fence()), event: event() })],
-  readEvents: () => [
+  listSources: [id(), ownerScope()],
+  appendEvent: [z.object({ sessionId: id(), fence: optional(fence()), event: event() })],
+  readEvents: [
     id(),
     optional(z.object({ after: optional(int(0)), limit: optional(int(1, 10_000)), ownerId: optional(id()) })),
   ],
-  claimSession: () => [
+  claimSession: [
     z.object({
       sessionId: id(),
       workerId: nonEmpty(200),
@@ -244,7 +240,7 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       takeOverEpoch: optional(int(0)),
     }),
   ],
-  claimNext: () => [
+  claimNext: [
     z.object({
       workerId: nonEmpty(200),
       ttlMs: ttlMs(),
@@ -253,8 +249,8 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       pid: optional(int(0)),
     }),
   ],
-  heartbeat: () => [lease(), ttlMs()],
-  release: () => [
+  heartbeat: [lease(), ttlMs()],
+  release: [
     lease(),
     z.object({
       status: z.enum(['completed', 'failed', 'interrupted', 'waiting', 'queued']),
@@ -264,8 +260,8 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       events: events(),
     }),
   ],
-  requestStop: () => [id(), ownerScope()],
-  deliverInput: () => [
+  requestStop: [id(), ownerScope()],
+  deliverInput: [
     z.object({
       sessionId: id(),
       runId: id(),
@@ -274,15 +270,15 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       ownerId: optional(id()),
     }),
   ],
-  readInput: () => [id(), stepKey()],
-  createUser: () => [
+  readInput: [id(), stepKey()],
+  createUser: [
     z.object({
       id: optional(id()),
       name: nonEmpty(100).check(z.regex(/^[\w.@-]+$/, 'may contain letters, digits, "_", ".", "@" and "-"')),
     }),
   ],
-  deleteUser: () => [id()],
-  addApiToken: () => [
+  deleteUser: [id()],
+  addApiToken: [
     z.object({
       userId: id(),
       tokenHash: sha256Hex('must be a sha-256 hex digest'),
@@ -290,10 +286,10 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       expiresAt: maybe(int(0)),
     }),
   ],
-  listApiTokens: () => [optional(id())],
-  deleteApiToken: () => [nonEmpty(64)],
-  findUserByTokenHash: () => [text(128)],
-  upsertDocument: () => [
+  listApiTokens: [optional(id())],
+  deleteApiToken: [nonEmpty(64)],
+  findUserByTokenHash: [text(128)],
+  upsertDocument: [
     z.object({
       path: nonEmpty(4000),
       title: text(1000),
@@ -315,20 +311,20 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       ),
     }),
   ],
-  touchDocument: () => [z.object({ path: nonEmpty(4000), mtimeMs: number(0), size: int(0) })],
-  listDocuments: () => [optional(z.object({ pathPrefix: optional(text(4000)) }))],
-  removeDocuments: () => [list(text(4000), 1_000_000)],
-  refreshCorpusStatistics: () => [],
-  readPassages: () => [z.object({ documentId: int(0), positions: list(int(0), 100) })],
-  searchPassages: () => [
+  touchDocument: [z.object({ path: nonEmpty(4000), mtimeMs: number(0), size: int(0) })],
+  listDocuments: [optional(z.object({ pathPrefix: optional(text(4000)) }))],
+  removeDocuments: [list(text(4000), 1_000_000)],
+  refreshCorpusStatistics: [],
+  readPassages: [z.object({ documentId: int(0), positions: list(int(0), 100) })],
+  searchPassages: [
     z.object({
       query: text(2000),
       limit: optional(int(1, 100)),
       pathPrefixes: optional(list(z.string().check(z.minLength(1), z.maxLength(4000)), 50)),
     }),
   ],
-  importSession: () => [sessionSnapshotSchema(), z.object({ ownerId: id() })],
-  forkSession: () => [
+  importSession: [sessionSnapshotSchema, z.object({ ownerId: id() })],
+  forkSession: [
     z.object({
       sessionId: id(),
       beforeStep: optional(stepKey()),
@@ -338,7 +334,7 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
       workflow: optional(workflow()),
     }),
   ],
-  deleteFinishedSessions: () => [
+  deleteFinishedSessions: [
     z.object({
       olderThanMs: int(0),
       statuses: optional(someOf(z.enum(finishedStatuses))),
@@ -350,16 +346,9 @@ const argumentSchemas: Partial<Record<keyof Store, () => z.ZodMiniType[]>> = {
   ],
 };
 
-const built = new Map<string, z.ZodMiniType[]>();
-
-function schemasOf(method: PropertyKey): z.ZodMiniType[] | undefined {
+function schemasOf(method: PropertyKey): z.ZodType[] | undefined {
   if (typeof method !== 'string' || !Object.hasOwn(argumentSchemas, method)) return undefined;
-  let schemas = built.get(method);
-  if (!schemas) {
-    schemas = argumentSchemas[method as keyof Store]!();
-    built.set(method, schemas);
-  }
-  return schemas;
+  return argumentSchemas[method as keyof Store];
 }
 
 function toQuarryError(method: string, position: number, error: z.ZodError): QuarryError {

@@ -7,13 +7,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../src/store/conformance/harness.ts';
 import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
 import { postgresSkipReason, postgresTestUrl } from '../../src/store/postgres/postgres-harness.ts';
+import { quotedParagraphs, startFakeWebSite } from '../support/fake-web-site.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function runAsync(command: string, args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /**
  * Quarry as a user gets it: `npm pack`, installed into an empty folder from the tarball, with no
  * sources and no dev dependencies (issue 21). The run and the server work from what was packed.
+ * The install skips install scripts and takes better-sqlite3's addon from this checkout, built by
+ * its own `npm ci` for this Node (compiling it again from C took a minute of every test run).
  */
 describe('the packed package, installed in an empty folder', () => {
   let folder: string;
@@ -23,14 +37,24 @@ describe('the packed package, installed in an empty folder', () => {
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'quarry-package-'));
     home = join(folder, 'home');
-    execFileSync(npm, ['pack', '--pack-destination', folder, '--silent'], { cwd: root, stdio: 'ignore' });
+    execFileSync(npm, ['pack', '--pack-destination', folder, '--silent', '--ignore-scripts'], {
+      cwd: root,
+      stdio: 'ignore',
+    });
     const tarball = readdirSync(folder).find((name) => name.endsWith('.tgz'))!;
     writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'quarry-user', private: true }));
-    execFileSync(npm, ['install', '--no-audit', '--no-fund', '--omit=dev', `./${tarball}`], {
-      cwd: folder,
-      stdio: 'ignore',
-      timeout: 600_000,
-    });
+    execFileSync(
+      npm,
+      ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts', '--prefer-offline', `./${tarball}`],
+      { cwd: folder, stdio: 'ignore', timeout: 600_000 },
+    );
+    cpSync(
+      join(root, 'node_modules', 'better-sqlite3', 'build'),
+      join(folder, 'node_modules', 'better-sqlite3', 'build'),
+      {
+        recursive: true,
+      },
+    );
     quarry = join(folder, 'node_modules', '.bin', 'quarry');
     cpSync(join(root, 'test', 'fixtures', 'corpus'), join(folder, 'docs'), { recursive: true });
   }, 660_000);
@@ -42,8 +66,9 @@ describe('the packed package, installed in an empty folder', () => {
 
   it('ships the compiled CLI and the built web UI, not the sources or the tests', () => {
     const installed = join(folder, 'node_modules', 'quarry');
-    expect(existsSync(join(installed, 'dist', 'cli', 'main.cjs'))).toBe(true);
+    expect(existsSync(join(installed, 'dist', 'cli', 'main.js'))).toBe(true);
     expect(existsSync(join(installed, 'dist', 'langgraph', 'index.js'))).toBe(true);
+    expect(existsSync(join(installed, 'dist', 'types', 'langgraph', 'index.d.ts'))).toBe(true);
     expect(existsSync(join(installed, 'web', 'dist', 'index.html'))).toBe(true);
     for (const absent of ['src', 'test', 'bench', '.ci', 'scripts'])
       expect(existsSync(join(installed, absent))).toBe(false);
@@ -56,9 +81,6 @@ describe('the packed package, installed in an empty folder', () => {
         }),
       ),
     );
-    // The command's compiled code, kept in the user's cache folder for the next one.
-    const compiled = join(folder, '.cache', 'quarry', 'compiled');
-    expect(readdirSync(compiled).length).toBe(1);
   });
 
   it('researches a question over local documents', () => {
@@ -76,24 +98,39 @@ describe('the packed package, installed in an empty folder', () => {
     expect(run.stdout).toContain('tidal-energy.txt');
   });
 
-  it.skipIf(postgresSkipReason() !== null)(
-    'opens a PostgreSQL store with the pg client it bundles (pg is not installed)',
-    async () => {
-      expect(existsSync(join(folder, 'node_modules', 'pg'))).toBe(false);
-      const schema = `quarry_pkg_${Math.random().toString(36).slice(2, 10)}`;
-      const url = new URL(postgresTestUrl!);
-      url.searchParams.set('schema', schema);
-      try {
-        const listed = spawnSync(quarry, ['--db', url.toString(), 'ls'], { env: env(), encoding: 'utf8' });
-        expect(listed.status, listed.stderr).toBe(0);
-        expect(listed.stdout).toContain('No sessions yet');
-      } finally {
-        const driver = new PostgresDriver(postgresTestUrl!);
-        await driver.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await driver.close();
-      }
-    },
-  );
+  it('reads the web pages a search finds', async () => {
+    const site = await startFakeWebSite();
+    try {
+      const result = await runAsync(
+        quarry,
+        ['run', 'How do tidal power plants generate electricity?', '--search', 'searxng'],
+        {
+          ...env(),
+          SEARXNG_URL: site.baseUrl,
+          QUARRY_FETCH_ALLOW: '127.0.0.1',
+        },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(quotedParagraphs(result.stdout).length).toBeGreaterThan(0);
+    } finally {
+      await site.stop();
+    }
+  });
+
+  it.skipIf(postgresSkipReason() !== null)('opens a PostgreSQL store', async () => {
+    const schema = `quarry_pkg_${Math.random().toString(36).slice(2, 10)}`;
+    const url = new URL(postgresTestUrl!);
+    url.searchParams.set('schema', schema);
+    try {
+      const listed = spawnSync(quarry, ['--db', url.toString(), 'ls'], { env: env(), encoding: 'utf8' });
+      expect(listed.status, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain('No sessions yet');
+    } finally {
+      const driver = new PostgresDriver(postgresTestUrl!);
+      await driver.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await driver.close();
+    }
+  });
 
   it('serves the API and the web UI', async () => {
     const server = spawn(quarry, ['serve', '--port', '0', '--docs', join(folder, 'docs')], {
@@ -131,6 +168,8 @@ describe('the packed package, installed in an empty folder', () => {
         '--no-fund',
         `@langchain/core@${versions['@langchain/core']}`,
         `@langchain/langgraph-checkpoint@${versions['@langchain/langgraph-checkpoint']}`,
+        `typescript@${versions.typescript}`,
+        `@types/node@${versions['@types/node']}`,
       ],
       { cwd: folder, stdio: 'ignore', timeout: 600_000 },
     );
@@ -152,5 +191,34 @@ describe('the packed package, installed in an empty folder', () => {
     // The thread is a Quarry session.
     const listed = spawnSync(quarry, ['--db', db, 'ls'], { env: env(), encoding: 'utf8' });
     expect(listed.stdout).toContain('LangGraph thread t1');
+
+    // A TypeScript application gets the saver's types (issue 35: it got TS7016). Were they `any`,
+    // the expected error would not happen and tsc would fail on the unused directive.
+    writeFileSync(
+      join(folder, 'typed.mts'),
+      `import { QuarrySaver } from 'quarry/langgraph';
+       import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+       const saver: BaseCheckpointSaver = await QuarrySaver.open('typed.db');
+       // @ts-expect-error open takes a location string
+       await QuarrySaver.open(42);
+       export { saver };`,
+    );
+    writeFileSync(
+      join(folder, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] },
+        files: ['typed.mts'],
+      }),
+    );
+    const typed = spawnSync(
+      process.execPath,
+      [join(folder, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', folder],
+      {
+        cwd: folder,
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    expect(typed.status, typed.stdout + typed.stderr).toBe(0);
   }, 660_000);
 });

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { resolveSessionId } from '../../service/session-queries.ts';
+import { askSession } from '../../service/start-research.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
 import { printJson, printLine, shortId } from '../output.ts';
@@ -11,8 +13,6 @@ export function registerAsk(program: Command, runtime: CliRuntime, setExitCode: 
     .argument('<text>', 'the question, or the answer ("approve", or feedback)')
     .option('--detach', 'queue it for a worker instead of running it here')
     .action(async (id: string, text: string, options: { detach?: boolean }) => {
-      const { resolveSessionId } = await import('../../service/session-queries.ts');
-      const { askSession } = await import('../../service/start-research.ts');
       const context = await runtime.openRunner();
       const sessionId = await resolveSessionId(context, id);
       const result = await askSession(context, { sessionId, text });

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { resolveSessionId } from '../../service/session-queries.ts';
+import { updateSession } from '../../service/session-settings.ts';
 import { invalidInput } from '../../store/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine, shortId } from '../output.ts';
@@ -26,8 +28,6 @@ export function registerConfigSession(program: Command, runtime: CliRuntime): vo
     .argument('<id>', 'session id or unique prefix')
     .argument('[settings...]', 'key=value pairs; key= goes back to the default')
     .action(async (id: string, assignments: string[]) => {
-      const { resolveSessionId } = await import('../../service/session-queries.ts');
-      const { updateSession } = await import('../../service/session-settings.ts');
       const context = await runtime.open();
       const sessionId = await resolveSessionId(context, id);
       const settings = Object.fromEntries(assignments.map(parseAssignment));

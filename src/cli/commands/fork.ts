@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { forkSession } from '../../service/session-control.ts';
+import { resolveSessionId } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
 import { printJson, printLine, shortId } from '../output.ts';
@@ -11,8 +13,6 @@ export function registerFork(program: Command, runtime: CliRuntime, setExitCode:
     .requiredOption('--from <step-key|phase>', 'the new session starts again at this step or phase')
     .option('--run', 'run the fork now')
     .action(async (id: string, options: { from: string; run?: boolean }) => {
-      const { forkSession } = await import('../../service/session-control.ts');
-      const { resolveSessionId } = await import('../../service/session-queries.ts');
       const context = await runtime.openRunner();
       const fork = await forkSession(context, { sessionId: await resolveSessionId(context, id), from: options.from });
       if (runtime.json) printJson({ type: 'fork', sessionId: fork.id, from: id });

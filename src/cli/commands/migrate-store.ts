@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { migrateStore } from '../../service/migrate-store.ts';
+import { openStore } from '../../store/open-store.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -8,8 +10,6 @@ export function registerMigrateStore(program: Command, runtime: CliRuntime): voi
     .description('copy every session and user from this store (--db / QUARRY_DB) to another one, such as PostgreSQL')
     .requiredOption('--to <path|postgres-url>', 'the target store (created and migrated if new)')
     .action(async (options: { to: string }) => {
-      const { migrateStore } = await import('../../service/migrate-store.ts');
-      const { openStore } = await import('../../store/open-store.ts');
       const context = await runtime.open();
       const target = await openStore({ db: options.to });
       try {

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { planResume } from '../../service/session-control.ts';
+import { resolveSessionId } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
 import { collect } from '../parse-options.ts';
@@ -18,8 +20,6 @@ export function registerResume(program: Command, runtime: CliRuntime, setExitCod
         id: string,
         options: { from?: string; force?: boolean; docs?: string[]; search?: string[]; replaceSources?: boolean },
       ) => {
-        const { planResume } = await import('../../service/session-control.ts');
-        const { resolveSessionId } = await import('../../service/session-queries.ts');
         const context = await runtime.openRunner();
         const sessionId = await resolveSessionId(context, id);
         const plan = await planResume(context, { sessionId, ...options });

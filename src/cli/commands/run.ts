@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { startResearch } from '../../service/start-research.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { runInForeground } from '../foreground.ts';
 import { printJson, printLine, shortId } from '../output.ts';
@@ -36,7 +37,6 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
     .option('--detach', 'queue it for a worker and return its id at once')
     .option('--external-id <id>', 'your own id for it; running again with the same id returns that session')
     .action(async (question: string, options: RunOptions) => {
-      const { startResearch } = await import('../../service/start-research.ts');
       const context = await runtime.openRunner({ model: options.model, fastModel: options.fastModel });
       const settings: Record<string, unknown> = {};
       const iterations = parseWholeNumber(options.iterations, '--iterations', 1, 10);

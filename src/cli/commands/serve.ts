@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { packageRoot } from '../../config/package-root.ts';
+import { checkWebProvider } from '../../providers/search/create-search-providers.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
 
@@ -23,13 +24,13 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
         runner: boolean;
         concurrency: string;
       }) => {
-        const { checkWebProvider } = await import('../../providers/search/create-search-providers.ts');
-        const { startServer } = await import('../../server/serve.ts');
         const port = parseWholeNumber(options.port, '--port', 0, 65535);
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64);
         const config = await runtime.config({ host: options.host, port, docs: options.docs, search: options.search });
         for (const name of config.search) checkWebProvider(name, config.providers);
         const context = await runtime.openRunner();
+        // The HTTP stack (Hono, MCP, the OpenAPI document) loads only for the command that serves.
+        const { startServer } = await import('../../server/serve.ts');
         const server = await startServer({
           store: context.admin,
           config,

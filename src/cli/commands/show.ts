@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { displayLocation } from '../../research/citations.ts';
+import { listSessionSteps, resolveSessionId, showSession } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
 
@@ -17,8 +19,6 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
     .option('--claims', 'every claim of the latest report and how it fared against its sources')
     .action(
       async (id: string, options: { steps?: boolean; prompts?: boolean; sources?: boolean; claims?: boolean }) => {
-        const { displayLocation } = await import('../../research/citations.ts');
-        const { listSessionSteps, resolveSessionId, showSession } = await import('../../service/session-queries.ts');
         const context = await runtime.open();
         const view = await showSession(context, await resolveSessionId(context, id));
         const steps =

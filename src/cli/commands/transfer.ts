@@ -1,5 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { exportSession, importSessionFile } from '../../service/session-export.ts';
+import { resolveSessionId } from '../../service/session-queries.ts';
 import { invalidInput } from '../../store/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine, shortId } from '../output.ts';
@@ -17,8 +19,6 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     )
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(async (id: string, options: { format: string; output?: string }) => {
-      const { exportSession } = await import('../../service/session-export.ts');
-      const { resolveSessionId } = await import('../../service/session-queries.ts');
       const context = await runtime.open();
       const file = await exportSession(context, {
         sessionId: await resolveSessionId(context, id),
@@ -40,7 +40,6 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     )
     .argument('<file>', 'the file written by quarry export --format json')
     .action(async (path: string) => {
-      const { importSessionFile } = await import('../../service/session-export.ts');
       const context = await runtime.open();
       let text: string;
       try {

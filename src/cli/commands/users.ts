@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { addToken, addUser, listTokens, listUsers, removeUser, revokeToken } from '../../service/users.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 
@@ -13,7 +14,6 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .argument('<name>', 'user name')
     .option('--expires <duration>', 'the token stops working after this long (30d, 12h…)')
     .action(async (name: string, options: { expires?: string }) => {
-      const { addUser } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const { user, token, record } = await addUser(admin, { name, expiresIn: options.expires });
       if (runtime.json) printJson({ ...user, token, tokenId: record.id, expiresAt: record.expiresAt });
@@ -26,7 +26,6 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .command('ls')
     .description('list users')
     .action(async () => {
-      const { listUsers } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const list = await listUsers(admin);
       if (runtime.json) for (const user of list) printJson(user);
@@ -45,7 +44,6 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description('remove a user and all their tokens (their sessions stay)')
     .argument('<name>', 'user name')
     .action(async (name: string) => {
-      const { removeUser } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const user = await removeUser(admin, name);
       if (runtime.json) printJson({ type: 'deleted', userId: user.id });
@@ -60,7 +58,6 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .option('--expires <duration>', 'the token stops working after this long (30d, 12h…)')
     .option('--label <text>', 'what the token is for')
     .action(async (name: string, options: { expires?: string; label?: string }) => {
-      const { addToken } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const { token, record } = await addToken(admin, { name, expiresIn: options.expires, label: options.label });
       if (runtime.json) printJson({ ...record, token });
@@ -71,7 +68,6 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description('list tokens (never the tokens themselves)')
     .argument('[name]', 'only this user')
     .action(async (name: string | undefined) => {
-      const { listTokens } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const list = await listTokens(admin, name);
       if (runtime.json) for (const token of list) printJson(token);
@@ -96,7 +92,6 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description('revoke one token; requests with it are refused at once')
     .argument('<token-id>', 'the id shown by quarry users token ls')
     .action(async (tokenId: string) => {
-      const { revokeToken } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       await revokeToken(admin, tokenId);
       if (runtime.json) printJson({ type: 'revoked', tokenId });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { Runner } from '../../engine/runner.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { parseWholeNumber } from '../parse-options.ts';
 
@@ -18,7 +19,6 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
     .option('--max-claims <n>', 'claims without a clean end before a session is parked as failed', '5')
     .action(
       async (options: { concurrency: string; id?: string; grace: string; leaseTtl: string; maxClaims: string }) => {
-        const { Runner } = await import('../../engine/runner.ts');
         const context = await runtime.openRunner();
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
         const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;

@@ -1,5 +1,4 @@
-import type * as NodeCrypto from 'node:crypto';
-import { createRequire } from 'node:module';
+import { createHash, randomUUID } from 'node:crypto';
 import { invalidInput, isErrorCode, QuarryError } from '../errors.ts';
 import type { ErrorInfo, Session, SessionStatus, StepKind, StepRecord, StepStatus, StepUsage } from '../store.ts';
 import type { SqlExecutor } from './sql-driver.ts';
@@ -7,22 +6,12 @@ import type { SqlExecutor } from './sql-driver.ts';
 /** JSON payloads longer than this many characters live in the blob table, referenced by hash. */
 export const INLINE_PAYLOAD_LIMIT = 1024;
 
-let loadedCrypto: typeof NodeCrypto | undefined;
-/**
- * node:crypto, loaded when an id or a hash is first made: importing it costs every CLI command about
- * 2 ms at start, and commands that only read sessions make neither.
- */
-function nodeCrypto(): typeof NodeCrypto {
-  loadedCrypto ??= createRequire(import.meta.url)('node:crypto') as typeof NodeCrypto;
-  return loadedCrypto;
-}
-
 export function newId(): string {
-  return nodeCrypto().randomUUID();
+  return randomUUID();
 }
 
 export function sha256(data: Uint8Array | string): string {
-  return nodeCrypto().createHash('sha256').update(data).digest('hex');
+  return createHash('sha256').update(data).digest('hex');
 }
 
 /** `undefined` is stored as SQL NULL so it round-trips; everything else as JSON text. */

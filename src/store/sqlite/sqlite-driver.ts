@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -8,28 +7,9 @@ import { QuarryError } from '../errors.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
-/**
- * better-sqlite3's compiled addon, by its path: in the nearest node_modules folder that has it, as
- * Node's resolution finds it (asking that resolution, and making this module's URL for it, took
- * 0.7 ms). Left to itself, better-sqlite3 finds it with the `bindings` package, which walks a list of
- * build folders from a stack trace of its caller: that, and resolving its JavaScript file by file,
- * cost every command that opens a store about 5 ms (the CLI's build bundles that JavaScript; the
- * addon stays where npm built it).
- */
-let addonPath: string | undefined;
-function nativeBinding(): string {
-  const addon = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-  for (let folder = import.meta.dirname; !addonPath; folder = dirname(folder)) {
-    if (existsSync(join(folder, addon))) addonPath = join(folder, addon);
-    else if (dirname(folder) === folder)
-      addonPath = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
-  }
-  return addonPath;
-}
-
 /** A connection to the SQLite file at `path`. */
 function openDatabase(path: string, options: BetterSqlite3.Options = {}): BetterSqlite3.Database {
-  return new BetterSqlite3(path, { ...options, nativeBinding: nativeBinding() });
+  return new BetterSqlite3(path, options);
 }
 
 export interface SqliteDriverOptions {

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { packageRoot } from '../../../config/package-root.ts';
 import type { DocumentKind } from '../../extract/extracted-document.ts';
 import { type ReadDocument, readDocument } from './read-document.ts';
 
@@ -85,14 +86,14 @@ export class ExtractPool {
 }
 
 /**
- * A worker running extract-worker: the compiled one beside this module in dist/cli, or the
- * TypeScript source through tsx in a checkout (and under the tests), registered inside the worker
+ * A worker running extract-worker: the built one in dist/cli, or, when this module runs from its
+ * TypeScript source (`npm run dev`, tests), the source through tsx, registered inside the worker
  * since a thread does not inherit its parent's loader. Null when none can start.
  */
 function startWorker(): Worker | null {
   const here = import.meta.url;
   try {
-    if (!here.endsWith('.ts')) return new Worker(new URL('./extract-worker.cjs', here));
+    if (!here.endsWith('.ts')) return new Worker(join(packageRoot(), 'dist', 'cli', 'extract-worker.js'));
     // tsx's ES module entry (require.resolve would give its CommonJS one).
     const manifest = createRequire(here).resolve('tsx/package.json');
     const tsx = pathToFileURL(join(dirname(manifest), 'dist', 'esm', 'api', 'index.mjs')).href;

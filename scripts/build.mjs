@@ -1,0 +1,100 @@
+// Builds what the package ships: dist/cli (the quarry command and the indexer's worker thread),
+// dist/langgraph (`quarry/langgraph`) and dist/types (its type declarations). Run by `npm ci`
+// (prepare), `npm test` and `npm pack`; the tests run it again with `--no-types` (vitest's global
+// setup), so the command they spawn is always built from the sources they test.
+//
+// Each entry is an ES module bundle of Quarry's own code (split where the code imports a part of
+// itself dynamically: the database drivers, the server); every package stays external and is
+// loaded from node_modules exactly as the sources load it, so the build cannot disagree with the
+// sources about a dependency's exports. The check at the end fails the build when it imports a
+// package that an install would not have.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const installed = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies ?? {})]);
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  packages: 'external',
+  sourcemap: false,
+  logLevel: 'warning',
+  metafile: true,
+};
+
+/** The package a bare import names (`@scope/name/sub` → `@scope/name`). */
+function packageOf(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * Every package the build imports, statically or with import(), is a dependency or a peer and
+ * resolves from the package root: a missing one would fail only when a user reaches that code.
+ */
+function checkImports(metafile) {
+  const require = createRequire(`${process.cwd()}/package.json`);
+  const problems = [];
+  for (const [output, { imports }] of Object.entries(metafile.outputs)) {
+    for (const { path, external } of imports) {
+      if (!external || path.startsWith('node:') || builtinModules.includes(path)) continue;
+      const name = packageOf(path);
+      if (!installed.has(name)) problems.push(`${output} imports ${path}, which is not a dependency`);
+      else if (!manifest.peerDependencies?.[name]) {
+        try {
+          require.resolve(path);
+        } catch {
+          // ES-only packages have no require condition; their package.json still resolves.
+          try {
+            require.resolve(`${name}/package.json`);
+          } catch {
+            problems.push(`${output} imports ${path}, which does not resolve`);
+          }
+        }
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(`The build imports what an install would not have:\n${problems.join('\n')}`);
+}
+
+/**
+ * Declarations keep the sources' `./file.ts` imports (tsc rewrites them only in JavaScript); an
+ * application's compiler looks for `./file.js` beside the `.d.ts`.
+ */
+function rewriteDeclarationImports(folder) {
+  for (const entry of readdirSync(folder, { recursive: true })) {
+    if (!entry.endsWith('.d.ts')) continue;
+    const file = join(folder, entry);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace(/((?:from |import\()\s*'\.{1,2}\/[^']*)\.ts'/g, "$1.js'"));
+  }
+}
+
+const started = performance.now();
+for (const folder of ['dist/cli', 'dist/langgraph']) rmSync(folder, { recursive: true, force: true });
+const results = await Promise.all([
+  build({
+    ...common,
+    entryPoints: {
+      main: 'src/cli/main.ts',
+      // Started as worker threads by the indexer's extract pool, which finds it beside itself.
+      'extract-worker': 'src/providers/search/local-corpus/extract-worker.ts',
+    },
+    outdir: 'dist/cli',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  }),
+  build({ ...common, entryPoints: { index: 'src/langgraph/index.ts' }, outdir: 'dist/langgraph' }),
+]);
+for (const { metafile } of results) checkImports(metafile);
+if (!process.argv.includes('--no-types')) {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
+  rewriteDeclarationImports('dist/types');
+}
+console.error(`Built dist/ in ${Math.round(performance.now() - started)} ms`);
