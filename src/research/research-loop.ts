@@ -1,7 +1,7 @@
 import type { RunContext } from '../engine/run-context.ts';
 import type { SearchProvider, SearchResult } from '../providers/search/search-provider.ts';
 import { mapConcurrent } from '../shared/concurrency.ts';
-import { isRetryable, QuarryError } from '../store/errors.ts';
+import { isQuarryError, isRetryable, QuarryError } from '../store/errors.ts';
 import type { Analyst } from './analyst.ts';
 import { citable, verifyNote } from './quotes.ts';
 import { searchRelevance } from './relevance.ts';
@@ -93,7 +93,15 @@ async function readSource(
   };
   const provider = providers.find((each) => each.name === result.provider);
   if (provider?.read) {
-    const { text, segments } = await provider.read(result, signal);
+    let read: Awaited<ReturnType<NonNullable<SearchProvider['read']>>>;
+    try {
+      read = await provider.read(result, signal);
+    } catch (error) {
+      // A result this provider may not read (one a journal from elsewhere names) is kept as found.
+      if (!isQuarryError(error) || error.code !== 'FORBIDDEN') throw error;
+      return { ...unreadable(result, query, error.message), text: '' };
+    }
+    const { text, segments } = read;
     const offset = Number(segments?.[0]?.start ?? metadata.start ?? 0);
     return {
       url: result.url,
@@ -120,17 +128,21 @@ async function readSource(
   } catch (error) {
     if (signal.aborted) throw error;
     // An unreadable page still has its search snippet; the reason is kept with the source.
-    return {
-      url: result.url,
-      title: result.title,
-      text: result.snippet,
-      offset: 0,
-      query,
-      provider: result.provider,
-      fetched: false,
-      error: (error as Error).message,
-    };
+    return unreadable(result, query, (error as Error).message);
   }
+}
+
+function unreadable(result: SearchResult, query: string, error: string): SourceText {
+  return {
+    url: result.url,
+    title: result.title,
+    text: result.snippet,
+    offset: 0,
+    query,
+    provider: result.provider,
+    fetched: false,
+    error,
+  };
 }
 
 /** A search result an iteration reads, with the query that found it. */

@@ -709,8 +709,11 @@ export interface Store {
    * SQLite; weighted ts_rank on PostgreSQL; link-heavy passages and navigation pages last.
    */
   searchPassages(input: SearchPassagesInput): Promise<PassageHit[]>;
-  /** Passages of one document at these positions, in position order (missing positions are skipped); score 0. */
-  readPassages(input: { documentId: number; positions: number[] }): Promise<PassageHit[]>;
+  /**
+   * Passages of the document at `path` at these positions, in position order (missing positions and
+   * paths are skipped); score 0. By path, never by document id: a read names what it may read.
+   */
+  readPassages(input: { path: string; positions: number[] }): Promise<PassageHit[]>;
 
   // Import ---------------------------------------------------------------------------------
   /**

@@ -315,7 +315,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
   listDocuments: [optional(z.object({ pathPrefix: optional(text(4000)) }))],
   removeDocuments: [list(text(4000), 1_000_000)],
   refreshCorpusStatistics: [],
-  readPassages: [z.object({ documentId: int(0), positions: list(int(0), 100) })],
+  readPassages: [z.object({ path: text(4096), positions: list(int(0), 100) })],
   searchPassages: [
     z.object({
       query: text(2000),

@@ -2,9 +2,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } fr
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QuarryConfig } from '../../src/config/quarry-config.ts';
+import { indexFolders } from '../../src/providers/search/local-corpus/index-folders.ts';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { addToken, addUser, removeUser, revokeToken } from '../../src/service/users.ts';
 import { eventually, type StoreHarness, type TestDatabase } from '../../src/store/conformance/harness.ts';
@@ -143,6 +144,42 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       expect(rerun.status, JSON.stringify(rerun.body)).toBe(202);
       const after = await completed(imported.body.id, bob);
       expect(after.settings.docs).toEqual([root]);
+      expect(JSON.stringify(after)).not.toMatch(LEAK);
+    });
+
+    it('treats an imported journal as data: its search results open nothing outside the session folders (issue 34)', async () => {
+      // The memo is indexed in the same store (as \`quarry index\` on this machine would), in a folder
+      // that is not one of the server's roots.
+      await indexFolders(database.store, [secret]);
+      const memo = (await database.store.listDocuments({ pathPrefix: `${secret}/` }))[0]!;
+      const bob = (await addUser(database.store, { name: 'bob' })).token;
+      await start();
+      const own = await post('/api/sessions', { question: QUESTION }, bob);
+      await completed(own.body.id, bob);
+      const exported = (await api(`/api/sessions/${own.body.id}/export?format=json`, { token: bob })).body;
+      let poisoned = 0;
+      for (const step of exported.steps) {
+        if (!/search-\d+$/.test(step.key) || !Array.isArray(step.output?.results)) continue;
+        step.output.results.forEach((result: any, index: number) => {
+          if (result.provider !== 'local') return;
+          // Half keep their own address and name the memo by id; half name the memo's file.
+          result.metadata = { ...result.metadata, documentId: memo.id, position: 0 };
+          if (index % 2 === 1) result.url = pathToFileURL(memo.path).href;
+          poisoned++;
+        });
+      }
+      expect(poisoned).toBeGreaterThan(0);
+      exported.session.id = 'poisoned-journal';
+      const imported = await post('/api/sessions/import', exported, bob);
+      expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+      const firstRead = exported.steps.find((step: any) => /read-\d+$/.test(step.key)).key;
+      const resumed = await post(`/api/sessions/${imported.body.id}/resume`, { from: firstRead }, bob);
+      expect(resumed.status, JSON.stringify(resumed.body)).toBe(202);
+      const after = await completed(imported.body.id, bob);
+      const steps = await database.store.listSteps(imported.body.id);
+      const reads = steps.filter((step) => /read-\d+$/.test(step.key) && step.status === 'completed');
+      expect(reads.length).toBeGreaterThan(0);
+      expect(JSON.stringify(reads.map((step) => step.output))).not.toMatch(LEAK);
       expect(JSON.stringify(after)).not.toMatch(LEAK);
     });
 

@@ -54,6 +54,19 @@ export function corpusCases(use: () => TestDatabase): void {
     expect(await store.searchPassages({ query: '" OR NEAR( * -' })).toEqual([]);
   });
 
+  it('reads passages of a document by its path and positions, and nothing for a path it does not hold', async () => {
+    const { store } = use();
+    await store.upsertDocument(document('/docs/a.md', 'A', ['First.', 'Second.', 'Third.']));
+    await store.upsertDocument(document('/private/b.md', 'B', ['Secret.']));
+    const read = await store.readPassages({ path: '/docs/a.md', positions: [2, 0, 7] });
+    expect(read.map((passage) => [passage.position, passage.text])).toEqual([
+      [0, 'First.'],
+      [2, 'Third.'],
+    ]);
+    expect(await store.readPassages({ path: '/docs/b.md', positions: [0] })).toEqual([]);
+    expect(await store.readPassages({ path: '/docs/a.md', positions: [] })).toEqual([]);
+  });
+
   it('weighs a word found in most passages below a rare one, however the words were counted', async () => {
     const { store } = use();
     // "zorbat" is in nine passages of ten, "quilnex" in one: the rare word decides.

@@ -250,15 +250,15 @@ function toHit(row: Row, score: number): PassageHit {
 
 export async function readPassages(
   ctx: SqlContext,
-  input: { documentId: number; positions: number[] },
+  input: { path: string; positions: number[] },
 ): Promise<PassageHit[]> {
   if (input.positions.length === 0) return [];
   const rows = await ctx.driver.query(
     `SELECT p.id AS passage_id, p.document_id, p.position, p.start_offset, p.end_offset, p.text, p.headings, p.link_density,
        d.path, d.title, d.navigation
      FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id
-     WHERE p.document_id = ? AND p.position IN (${input.positions.map(() => '?').join(', ')}) ORDER BY p.position`,
-    [input.documentId, ...input.positions],
+     WHERE d.path = ? AND p.position IN (${input.positions.map(() => '?').join(', ')}) ORDER BY p.position`,
+    [input.path, ...input.positions],
   );
   return rows.map((row) => toHit(row, 0));
 }

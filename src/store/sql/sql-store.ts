@@ -230,7 +230,7 @@ export class SqlStore implements Store {
   removeDocuments = (paths: string[]) => removeDocuments(this.ctx, paths);
   refreshCorpusStatistics = () => refreshCorpusStatistics(this.ctx);
   searchPassages = (input: SearchPassagesInput) => searchPassages(this.ctx, input);
-  readPassages = (input: { documentId: number; positions: number[] }) => readPassages(this.ctx, input);
+  readPassages = (input: { path: string; positions: number[] }) => readPassages(this.ctx, input);
 
   importSession = (snapshot: SessionSnapshot, options: { ownerId: string }) =>
     importSession(this.ctx, snapshot, options);

@@ -1,4 +1,6 @@
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { QuarryError } from '../../../store/errors.ts';
 import type { PassageHit, Store } from '../../../store/store.ts';
 import type { ReadText, SearchOptions, SearchProvider, SearchResult } from '../search-provider.ts';
 import { folderPrefix } from './index-folders.ts';
@@ -100,15 +102,41 @@ export class LocalCorpusSearch implements SearchProvider {
       });
   }
 
-  /** A result's passage read in its place: see `readAround`. */
+  /**
+   * A result's passage read in its place: see `readAround`. The result may come from a journal a
+   * client sent (an imported session), so nothing in it is trusted as a capability: the document is
+   * found by its path, which must lie in this search's folders (`FORBIDDEN` otherwise), and the
+   * positions are only offsets into that document.
+   */
   async read(result: SearchResult, signal?: AbortSignal): Promise<ReadText> {
     signal?.throwIfAborted();
-    const metadata = result.metadata as unknown as LocalResultMetadata;
-    const { content, segments } = await this.readAround(metadata.documentId, [
-      { position: metadata.position, headings: metadata.headings },
-      ...(metadata.alsoAt ?? []),
-    ]);
+    const path = this.readablePath(result.url);
+    const metadata = (result.metadata ?? {}) as Partial<LocalResultMetadata>;
+    const hit = (value: { position?: unknown; headings?: unknown } | undefined) => ({
+      position: Number(value?.position),
+      headings: typeof value?.headings === 'string' ? value.headings : '',
+    });
+    const hits = [hit(metadata), ...(Array.isArray(metadata.alsoAt) ? metadata.alsoAt.slice(0, 2).map(hit) : [])];
+    const { content, segments } = await this.readAround(
+      path,
+      hits.filter(({ position }) => Number.isSafeInteger(position) && position >= 0),
+    );
     return { text: content, segments };
+  }
+
+  /** The file a result's URL names, if it lies in this search's folders. */
+  private readablePath(url: string): string {
+    let path: string | null = null;
+    try {
+      path = url.startsWith('file:') ? resolve(fileURLToPath(url)) : null;
+    } catch {
+      path = null;
+    }
+    if (path === null || !this.prefixes.some((prefix) => path.startsWith(prefix)))
+      throw new QuarryError('FORBIDDEN', `${url} is not a document in this session's folders.`, {
+        details: { url },
+      });
+    return path;
   }
 
   /**
@@ -118,14 +146,15 @@ export class LocalCorpusSearch implements SearchProvider {
    * next best passages; in page order, within the size cap.
    */
   private async readAround(
-    documentId: number,
+    path: string,
     hits: { position: number; headings: string }[],
   ): Promise<{ content: string; segments: ContentSegment[] }> {
+    if (hits.length === 0) return { content: '', segments: [] };
     const windows = hits.map(({ position }) =>
       Array.from({ length: SECTION_LOOKBACK + 5 }, (_, index) => position - SECTION_LOOKBACK + index),
     );
     const positions = [...new Set([0, 1, ...windows.flat()])].filter((position) => position >= 0);
-    const passages = await this.store.readPassages({ documentId, positions });
+    const passages = await this.store.readPassages({ path, positions });
     const byPosition = new Map(passages.map((passage) => [passage.position, passage]));
     // A section's start: back from a hit while the passages stay inside the hit's heading path.
     const sectionStart = ({ position: at, headings: path }: { position: number; headings: string }) => {
