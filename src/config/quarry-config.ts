@@ -52,7 +52,20 @@ export interface ServerSettings {
   port: number;
   /** Host names the server answers to besides the address it binds (a reverse proxy's name). */
   publicNames: string[];
+  /**
+   * The address users reach the server at (`https://research.example.org`), when it is behind a
+   * reverse proxy: its host is answered to, tokens are always required, and cookies are `Secure`
+   * when it is https.
+   */
+  publicUrl: string | null;
   limits: UserLimits;
+  /** Largest session file `POST /api/sessions/import` accepts, in bytes. */
+  importBytes: number;
+  /**
+   * Models (`provider:model`) requests may choose besides the configured `model` and `fastModel`:
+   * the server's keys pay for them. Empty: only the configured ones.
+   */
+  models: string[];
 }
 
 /** What one API user may ask of a server. */
@@ -63,6 +76,12 @@ export interface UserLimits {
   activeRuns: number;
   /** Sessions kept in all. */
   sessions: number;
+  /** Event streams (SSE, MCP) open at once. */
+  streams: number;
+  /** Most tokens one run may spend (a request may ask for less, never more). */
+  tokenBudget: number;
+  /** Most dollars one run may spend, when prices are known; null: no ceiling. */
+  costBudgetUsd: number | null;
 }
 
 /** Values given on the command line; each wins over every other source. */
@@ -111,11 +130,17 @@ function fileSchema() {
         host: optional(name),
         port: optional(int(0, 65535)),
         publicNames: names,
+        publicUrl: optional(z.url({ protocol: /^https?$/ })),
+        importBytes: optional(int(1024)),
+        models: names,
         limits: optional(
           strictObject({
             questionChars: optional(int(100)),
             activeRuns: optional(int(1)),
             sessions: optional(int(1)),
+            streams: optional(int(1)),
+            tokenBudget: optional(int(1000)),
+            costBudgetUsd: optional(z.nullable(z.number().check(z.gte(0)))),
           }),
         ),
       }),
@@ -125,7 +150,17 @@ function fileSchema() {
 
 export type ConfigFile = z.infer<ReturnType<typeof fileSchema>>;
 
-export const defaultLimits: UserLimits = { questionChars: 20_000, activeRuns: 4, sessions: 10_000 };
+export const defaultLimits: UserLimits = {
+  questionChars: 20_000,
+  activeRuns: 4,
+  sessions: 10_000,
+  streams: 32,
+  tokenBudget: 2_000_000,
+  costBudgetUsd: null,
+};
+
+/** Default largest session file an import accepts: 32 MiB. */
+export const DEFAULT_IMPORT_BYTES = 32 * 1024 * 1024;
 
 export function quarryHome(env: NodeJS.ProcessEnv): string {
   return resolve(env.QUARRY_HOME || join(homedir(), '.quarry'));
@@ -173,6 +208,19 @@ function parsePort(text: string | undefined): number | undefined {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw invalidInput('QUARRY_PORT', `"${text}" is not a port`);
   return port;
+}
+
+function parsePublicUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalidInput('QUARRY_PUBLIC_URL', `"${text}" is not a URL (e.g. https://research.example.org)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw invalidInput('QUARRY_PUBLIC_URL', `"${text}" must be an http or https URL`);
+  return url.origin;
 }
 
 function absolute(location: string): string {
@@ -238,7 +286,10 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
       host: flags.host ?? (env.QUARRY_HOST || undefined) ?? server.host ?? '127.0.0.1',
       port: flags.port ?? parsePort(env.QUARRY_PORT) ?? server.port ?? 7777,
       publicNames: list(env.QUARRY_PUBLIC_NAMES, ',') ?? server.publicNames ?? [],
+      publicUrl: parsePublicUrl(env.QUARRY_PUBLIC_URL || undefined) ?? parsePublicUrl(server.publicUrl) ?? null,
       limits: { ...defaultLimits, ...server.limits },
+      importBytes: server.importBytes ?? DEFAULT_IMPORT_BYTES,
+      models: list(env.QUARRY_SERVER_MODELS, ',') ?? server.models ?? [],
     },
   };
 }

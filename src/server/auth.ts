@@ -4,9 +4,10 @@ import { getCookie } from 'hono/cookie';
 import { LOCAL_OWNER } from '../service/service-context.ts';
 import { QuarryError } from '../store/errors.ts';
 import { ownerStore } from '../store/owner-store.ts';
-import type { AppEnv, ServerDependencies } from './server-env.ts';
+import { hostName, isLoopback } from './request-guard.ts';
+import type { AppEnv, AuthMode, ServerDependencies } from './server-env.ts';
 
-/** The cookie the web UI's sign-in sets: the browser's own token, HttpOnly, SameSite=Strict, for the browser session. */
+/** The cookie the web UI's sign-in sets: the browser's own token, HttpOnly, SameSite=Strict, for as long as it lasts. */
 export const TOKEN_COOKIE = 'quarry_token';
 
 export function hashToken(token: string): string {
@@ -24,9 +25,27 @@ function unauthorized(message: string): QuarryError {
 }
 
 /**
- * Who is asking. In `local` mode every request acts as the one local user. In `tokens` mode a valid
- * token is required (header or sign-in cookie); its hash is looked up and must be unexpired. The mode
- * never changes while the server runs, so deleting the last user locks everyone out, never opens it.
+ * Whether a request may act as the one local user, decided per request: only on a server that
+ * serves loopback alone (bound to loopback, no public name or URL), for a request that came
+ * straight from this machine (its Host a loopback name, no proxy's forwarding headers), while the
+ * store has no users. Adding the first user requires tokens from that moment; a server exposed
+ * beyond loopback never has a local user, so removing the last user locks everyone out.
+ */
+async function actsAsLocalUser(dependencies: ServerDependencies, headers: Headers): Promise<boolean> {
+  if (dependencies.exposure !== 'loopback') return false;
+  if (headers.has('forwarded') || headers.has('x-forwarded-for') || headers.has('x-forwarded-host')) return false;
+  if (!isLoopback(hostName(headers.get('host') ?? ''))) return false;
+  return !(await dependencies.store.hasUsers());
+}
+
+/** How the request is authenticated: `local` (the one local user) or `tokens`. */
+export async function authModeOf(dependencies: ServerDependencies, headers: Headers): Promise<AuthMode> {
+  return (await actsAsLocalUser(dependencies, headers)) ? 'local' : 'tokens';
+}
+
+/**
+ * Who is asking: the local user (see `actsAsLocalUser`), or the owner of a valid token (header or
+ * sign-in cookie), whose hash is looked up and must be unexpired.
  */
 export function authenticate(dependencies: ServerDependencies): MiddlewareHandler<AppEnv> {
   const context = (ownerId: string) => ({
@@ -39,9 +58,10 @@ export function authenticate(dependencies: ServerDependencies): MiddlewareHandle
     enforceLimits: true,
   });
   return async (c, next) => {
-    if (dependencies.auth === 'local') {
+    if (await actsAsLocalUser(dependencies, c.req.raw.headers)) {
       c.set('context', context(LOCAL_OWNER));
       c.set('user', null);
+      c.set('auth', 'local');
       return next();
     }
     const token = requestToken(c.req.header('authorization'), getCookie(c, TOKEN_COOKIE));
@@ -50,10 +70,11 @@ export function authenticate(dependencies: ServerDependencies): MiddlewareHandle
         'This server needs an API token: send "Authorization: Bearer <token>", or sign in with it in the web UI (quarry users add <name> creates one).',
       );
     }
-    const user = await dependencies.store.findUserByTokenHash(hashToken(token));
-    if (!user) throw unauthorized('The API token is not valid (or has expired, or was revoked).');
-    c.set('context', context(user.id));
-    c.set('user', { id: user.id, name: user.name });
+    const found = await dependencies.store.findToken(hashToken(token));
+    if (!found) throw unauthorized('The API token is not valid (or has expired, or was revoked).');
+    c.set('context', context(found.user.id));
+    c.set('user', { id: found.user.id, name: found.user.name });
+    c.set('auth', 'tokens');
     return next();
   };
 }

@@ -14,6 +14,16 @@ export function hostName(authority: string): string {
   return colon > 0 && !trimmed.slice(0, colon).includes(':') ? trimmed.slice(0, colon) : trimmed;
 }
 
+/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1), judged by parsing, never by prefix. */
+export function isLoopback(host: string): boolean {
+  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (name === 'localhost') return true;
+  const family = isIP(name);
+  if (family === 4) return name.split('.')[0] === '127';
+  if (family === 6) return name === '::1' || /^::ffff:127\./.test(name);
+  return false;
+}
+
 /** Names a request may address: the bound host, loopback names and the configured public names. */
 export function allowedHostNames(boundHost: string, publicNames: string[]): Set<string> {
   const names = new Set(['localhost', ...publicNames.map((name) => hostName(name))]);

@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { QuarryConfig } from '../config/quarry-config.ts';
 import { Runner } from '../engine/runner.ts';
@@ -8,8 +7,8 @@ import { createWorkflowRegistry } from '../service/research-runtime.ts';
 import { QuarryError } from '../store/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createApp } from './app.ts';
-import { allowedHostNames } from './request-guard.ts';
-import type { AuthMode } from './server-env.ts';
+import { allowedHostNames, isLoopback } from './request-guard.ts';
+import type { Exposure } from './server-env.ts';
 
 export interface StartServerOptions {
   store: Store;
@@ -25,20 +24,10 @@ export interface StartServerOptions {
 export interface RunningServer {
   url: string;
   port: number;
-  auth: AuthMode;
+  exposure: Exposure;
   runner: Runner | undefined;
   /** Stops accepting requests, hands running sessions back to the queue, closes connections. */
   close(): Promise<void>;
-}
-
-/** True for `localhost` and loopback addresses (127.0.0.0/8, ::1), judged by parsing, never by prefix. */
-export function isLoopback(host: string): boolean {
-  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (name === 'localhost') return true;
-  const family = isIP(name);
-  if (family === 4) return name.split('.')[0] === '127';
-  if (family === 6) return name === '::1' || /^::ffff:127\./.test(name);
-  return false;
 }
 
 /** Why the server could not listen, in words an operator acts on (`INVALID_INPUT`: exit 2). */
@@ -60,16 +49,16 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
 }
 
 /**
- * Starts the API (and the in-process runner, so runs continue with or without any client). The
- * auth mode is fixed now: a loopback server with no users serves its one local user; anything else
- * requires a token for the server's whole life. Document roots are indexed in the background.
+ * Starts the API (and the in-process runner, so runs continue with or without any client). Who can
+ * reach it is fixed now (`Exposure`); who a request acts as is decided per request (`auth.ts`): on
+ * a loopback-only server, the one local user while the store has no users; otherwise a token.
+ * Document roots are indexed in the background.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const { host, port: wantedPort, publicNames } = options.config.server;
+  const { host, port: wantedPort, publicNames, publicUrl } = options.config.server;
   const log = options.log ?? ((message: string) => console.error(message));
-  const users = await options.store.listUsers();
-  const auth: AuthMode = isLoopback(host) && users.length === 0 ? 'local' : 'tokens';
-  if (auth === 'tokens' && users.length === 0) {
+  const exposure: Exposure = isLoopback(host) && publicNames.length === 0 && !publicUrl ? 'loopback' : 'public';
+  if (exposure === 'public' && !(await options.store.hasUsers())) {
     log(
       `quarry serve: no users yet, so nobody can sign in. Add one (quarry users add <name>); its token works at once.`,
     );
@@ -90,8 +79,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       runner,
       folders: { kind: 'roots', roots },
       indexer,
-      auth,
-      allowedHosts: allowedHostNames(host, publicNames),
+      exposure,
+      secureCookies: publicUrl?.startsWith('https:') ?? false,
+      allowedHosts: allowedHostNames(host, [...publicNames, ...(publicUrl ? [new URL(publicUrl).host] : [])]),
       heartbeatSeconds: options.heartbeatSeconds,
     },
     { webRoot: options.webRoot },
@@ -108,7 +98,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   return {
     url: `http://${shownHost}:${port}`,
     port,
-    auth,
+    exposure,
     runner,
     async close() {
       await runner?.shutdown({ handoff: true, graceMs: 5_000 });

@@ -6,11 +6,16 @@ import type { ServiceContext } from '../service/service-context.ts';
 import type { Store } from '../store/store.ts';
 
 /**
- * How the server tells who is asking, fixed when it starts: `local` (loopback, no users at start: one
- * local user, no sign-in) or `tokens` (every request needs a valid token for the server's whole life;
- * with no users left, nobody gets in).
+ * How a request is authenticated, decided per request (`auth.ts`): `local` (the one local user, no
+ * sign-in: a loopback-only server while the store has no users) or `tokens` (a valid token).
  */
 export type AuthMode = 'local' | 'tokens';
+
+/**
+ * Who can reach the server, fixed when it starts: `loopback` (bound to a loopback address, no
+ * public name or URL) or `public` (anything else, including loopback behind a reverse proxy).
+ */
+export type Exposure = 'loopback' | 'public';
 
 /** What the server is built from; `serve.ts` chooses the concrete store and runner. */
 export interface ServerDependencies {
@@ -23,7 +28,9 @@ export interface ServerDependencies {
   /** The server's document roots (`serve --docs`): the only folders requests may name. */
   folders: FolderPolicy;
   indexer: DocumentIndexer;
-  auth: AuthMode;
+  exposure: Exposure;
+  /** Whether cookies are `Secure` (the operator's public URL is https). */
+  secureCookies: boolean;
   /** Host names requests may address (the bound address, loopback names, configured public names). */
   allowedHosts: Set<string>;
   /** Seconds between SSE heartbeats. Default 15. */
@@ -32,5 +39,5 @@ export interface ServerDependencies {
 
 /** Hono's typed context: each request carries the service context of its user. */
 export interface AppEnv {
-  Variables: { context: ServiceContext; user: { id: string; name: string } | null };
+  Variables: { context: ServiceContext; user: { id: string; name: string } | null; auth: AuthMode };
 }

@@ -8,7 +8,7 @@ import { type Session, type SessionStatus, type StepRecord, sessionStatuses } fr
 import { checkModels } from './preflight.ts';
 import { requestSources } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
-import { checkActiveRuns, checkSessionCount } from './user-limits.ts';
+import { admissionFor } from './user-limits.ts';
 
 /** Refuses a session whose workflow version this Quarry cannot replay, offering a fork. */
 export function checkWorkflowVersion(context: ServiceContext, session: Session): void {
@@ -96,7 +96,6 @@ export async function planResume(
   }
   const change = sourcesChange(context, session, request);
   checkModels(context, parseResearchSettings(change?.settings ?? session.settings));
-  await checkActiveRuns(context);
   if (change) await context.indexer.ensure(change.newDocs);
   const journal = request.from ? await context.store.loadCurrentJournal(session.id) : [];
   const point = request.from ? findRewindPoint(journal, request.from) : null;
@@ -144,6 +143,7 @@ export async function queueResume(context: ServiceContext, request: ResumeReques
     workerId: 'queue',
     ttlMs: 60_000,
     fromStatuses: plan.fromStatuses,
+    admission: admissionFor(context),
   });
   try {
     await plan.prepare?.(lease);
@@ -160,12 +160,8 @@ export async function forkSession(
   request: { sessionId: string; from?: string; title?: string; run?: boolean },
 ): Promise<Session> {
   const source = await context.store.getSession(request.sessionId);
-  await checkSessionCount(context);
-  if (request.run) {
-    // Everything the run needs is checked before the fork exists, so a refusal leaves nothing behind.
-    checkModels(context, parseResearchSettings(source.settings));
-    await checkActiveRuns(context);
-  }
+  // Everything the run needs is checked before the fork exists, so a refusal leaves nothing behind.
+  if (request.run) checkModels(context, parseResearchSettings(source.settings));
   let beforeStep: string | undefined;
   if (request.from) {
     const journal = await context.store.loadCurrentJournal(source.id);
@@ -177,9 +173,17 @@ export async function forkSession(
     beforeStep,
     title: request.title,
     workflow: { name: workflow.name, version: workflow.version },
+    admission: admissionFor(context),
   });
   // A fork of a finished session, taken whole, has nothing left to run.
-  return request.run && fork.status !== 'completed' ? queueResume(context, { sessionId: fork.id }) : fork;
+  if (!request.run || fork.status === 'completed') return fork;
+  try {
+    return await queueResume(context, { sessionId: fork.id });
+  } catch (error) {
+    // Refused to run (the active runs limit, reached meanwhile): no fork is left behind.
+    await context.store.deleteSession(fork.id).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The input step the session waits on, or null: the one place that answers "what is it waiting for". */

@@ -7,7 +7,7 @@ import { partitionFolders } from './document-folders.ts';
 import { legacySessionSchema, legacyToSnapshot, snapshotToLegacy } from './legacy-session.ts';
 import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
-import { checkSessionCount } from './user-limits.ts';
+import { admissionFor } from './user-limits.ts';
 
 export const exportFormats = ['md', 'html', 'json', 'legacy-json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
@@ -249,13 +249,15 @@ export async function importSessionFile(context: ServiceContext, text: string): 
  * a file cannot make a server read a folder its operator did not allow.
  */
 async function importSnapshot(context: ServiceContext, snapshot: SessionSnapshot): Promise<ImportedSession> {
-  await checkSessionCount(context);
   const docs = Array.isArray(snapshot.session.settings.docs) ? (snapshot.session.settings.docs as unknown[]) : [];
   const { kept, dropped } = partitionFolders(
     context.folders,
     docs.filter((folder): folder is string => typeof folder === 'string'),
   );
   const settings = { ...snapshot.session.settings, docs: kept };
-  const session = await context.store.importSession({ ...snapshot, session: { ...snapshot.session, settings } });
+  const session = await context.store.importSession(
+    { ...snapshot, session: { ...snapshot.session, settings } },
+    admissionFor(context),
+  );
   return { session, droppedFolders: dropped };
 }

@@ -9,7 +9,7 @@ import { checkModels } from './preflight.ts';
 import { checkQuestion, requestSources, researchSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 import { answerInput, pendingInput } from './session-control.ts';
-import { checkActiveRuns, checkSessionCount } from './user-limits.ts';
+import { admissionFor } from './user-limits.ts';
 
 export interface StartResearchRequest {
   question: string;
@@ -79,9 +79,6 @@ export async function startResearch(
       { details: { field: 'docs' } },
     );
   }
-  await checkSessionCount(context);
-  // A parked session runs nothing yet; its resume is what counts against the active runs.
-  if (request.start !== false) await checkActiveRuns(context);
   const index = await context.indexer.ensure(sources.docs, indexOptions);
   let created = true;
   const session = await context.store
@@ -95,6 +92,8 @@ export async function startResearch(
       message: { role: 'user', content: question },
       run: { kind: 'initial', input: runInput(question, 'initial', request.client) },
       externalId: request.externalId,
+      // A parked session (start: false) runs nothing yet: its resume counts against the active runs.
+      admission: admissionFor(context),
     })
     .catch(async (error: unknown) => {
       // Two creates with one external id at once: the other one won; return its session.
@@ -139,12 +138,12 @@ export async function askSession(
   const answeredKey = await lastAnsweredRequest(context, session);
   if (answeredKey && isApproval(text)) return { kind: 'answer', accepted: false, requestKey: answeredKey };
   checkModels(context, parseResearchSettings(session.settings));
-  await checkActiveRuns(context);
   const started = await context.store.startRun({
     sessionId: session.id,
     kind: 'follow-up',
     input: runInput(text, 'follow-up', request.client),
     message: { role: 'user', content: text },
+    admission: admissionFor(context),
   });
   return { kind: 'follow-up', ...started };
 }

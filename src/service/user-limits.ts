@@ -1,36 +1,13 @@
-import { QuarryError } from '../store/errors.ts';
+import type { Admission } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /**
- * Refuses a new session when the user already has as many as the limit allows (`RATE_LIMITED`,
- * HTTP 429): creating, forking and importing all count. The CLI's local user has no such limit.
+ * The limits a request's writes are admitted under (`Admission`): the server's per-user limits on
+ * sessions kept and sessions queued or running, which the store checks in the same transaction as
+ * the write (creating, forking, importing, following up, resuming); none for the CLI's local user.
  */
-export async function checkSessionCount(context: ServiceContext): Promise<void> {
-  const { sessions } = context.config.server.limits;
-  if (!context.enforceLimits) return;
-  const count = await context.store.countSessions();
-  if (count >= sessions) {
-    throw new QuarryError(
-      'RATE_LIMITED',
-      `You have ${count} sessions; the limit is ${sessions}. Delete some (quarry gc, or DELETE /api/sessions/{id}) first.`,
-      { details: { limit: sessions } },
-    );
-  }
-}
-
-/**
- * Refuses a new run when the user already has as many queued or running sessions as the limit
- * allows (`RATE_LIMITED`, HTTP 429); the CLI's local user has no such limit.
- */
-export async function checkActiveRuns(context: ServiceContext): Promise<void> {
-  const { activeRuns } = context.config.server.limits;
-  if (!context.enforceLimits) return;
-  const page = await context.store.listSessions({ status: ['queued', 'running'], limit: activeRuns });
-  if (page.sessions.length >= activeRuns) {
-    throw new QuarryError(
-      'RATE_LIMITED',
-      `You have ${page.sessions.length} sessions queued or running; the limit is ${activeRuns}. Wait for one to finish, or stop one.`,
-      { details: { limit: activeRuns }, isRetryable: true, retryAfterMs: 30_000 },
-    );
-  }
+export function admissionFor(context: Pick<ServiceContext, 'config' | 'enforceLimits'>): Admission | undefined {
+  if (!context.enforceLimits) return undefined;
+  const { sessions, activeRuns } = context.config.server.limits;
+  return { sessions, activeRuns };
 }

@@ -82,38 +82,48 @@ export function revokeToken(store: Store, tokenId: string): Promise<void> {
 
 /** The label of the short-lived tokens the web UI's sign-in makes (listed with the user's tokens). */
 export const WEB_SIGN_IN_LABEL = 'web sign-in';
-/** How long a browser's sign-in lasts at most (the cookie also ends with the browser session). */
+/** How long a browser's sign-in lasts at most (never longer than the API token it came from). */
 export const WEB_SIGN_IN_MS = 7 * 24 * 3600 * 1000;
+/** Sign-ins kept per API token: signing in again past this drops the oldest. */
+export const MAX_SIGN_INS_PER_TOKEN = 10;
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
+const notValid = () => new QuarryError('UNAUTHORIZED', 'The API token is not valid (or has expired, or was revoked).');
+
 /**
- * A browser signs in with an API token and gets a token of its own: short-lived, labelled, and
- * revoked at sign-out, so the API token never sits in a cookie. The user's expired sign-ins go.
+ * A browser signs in with an API token and gets a token of its own, minted from it: short-lived,
+ * labelled, revoked at sign-out and with the API token, so the API token never sits in a cookie.
+ * A sign-in token cannot sign in again (it would renew itself forever). Expired sign-ins of the
+ * user go, and so do the oldest of this API token's beyond `MAX_SIGN_INS_PER_TOKEN`.
  */
-export async function signInBrowser(store: Store, apiToken: string): Promise<{ user: User; token: string }> {
-  const user = await store.findUserByTokenHash(sha256(apiToken));
-  if (!user) throw new QuarryError('UNAUTHORIZED', 'The API token is not valid (or has expired, or was revoked).');
+export async function signInBrowser(
+  store: Store,
+  apiToken: string,
+): Promise<{ user: User; token: string; expiresAt: number }> {
+  const found = await store.findToken(sha256(apiToken));
+  if (!found || found.token.parentId !== null) throw notValid();
+  const { user, token: parent } = found;
   const now = Date.now();
-  for (const old of await store.listApiTokens(user.id)) {
-    if (old.label === WEB_SIGN_IN_LABEL && old.expiresAt !== null && old.expiresAt <= now)
-      await store.deleteApiToken(old.id).catch(() => undefined);
-  }
+  const signIns = (await store.listApiTokens(user.id)).filter((token) => token.parentId !== null);
+  const expired = signIns.filter((token) => token.expiresAt !== null && token.expiresAt <= now);
+  const siblings = signIns.filter((token) => token.parentId === parent.id && !expired.includes(token));
+  // Newest first: keep room for the new one.
+  for (const old of [...expired, ...siblings.slice(MAX_SIGN_INS_PER_TOKEN - 1)])
+    await store.deleteApiToken(old.id).catch(() => undefined);
   const token = `qry_${randomBytes(24).toString('base64url')}`;
-  await store.addApiToken({
+  const record = await store.addApiToken({
     userId: user.id,
     tokenHash: sha256(token),
     label: WEB_SIGN_IN_LABEL,
     expiresAt: now + WEB_SIGN_IN_MS,
+    parentId: parent.id,
   });
-  return { user, token };
+  return { user, token, expiresAt: record.expiresAt ?? now + WEB_SIGN_IN_MS };
 }
 
 /** Ends a browser's sign-in: its token stops working at once. API tokens are never touched here. */
 export async function signOutBrowser(store: Store, browserToken: string): Promise<void> {
-  const user = await store.findUserByTokenHash(sha256(browserToken));
-  if (!user) return;
-  const id = sha256(browserToken).slice(0, 12);
-  const record = (await store.listApiTokens(user.id)).find((each) => each.id === id);
-  if (record?.label === WEB_SIGN_IN_LABEL) await store.deleteApiToken(id).catch(() => undefined);
+  const found = await store.findToken(sha256(browserToken));
+  if (found && found.token.parentId !== null) await store.deleteApiToken(found.token.id).catch(() => undefined);
 }

@@ -1,5 +1,6 @@
 import { QuarryError } from './errors.ts';
 import type {
+  Admission,
   ClaimSessionInput,
   CreateSessionInput,
   DeleteFinishedOptions,
@@ -60,7 +61,7 @@ export interface OwnerStore {
   requestStop(sessionId: string): Promise<StopResult>;
   deliverInput(input: Omit<DeliverInputInput, 'ownerId'>): Promise<DeliverInputResult>;
   forkSession(input: Omit<ForkSessionInput, 'ownerId'>): Promise<Session>;
-  importSession(snapshot: SessionSnapshot): Promise<Session>;
+  importSession(snapshot: SessionSnapshot, admission?: Pick<Admission, 'sessions'>): Promise<Session>;
   claimSession(input: Omit<ClaimSessionInput, 'ownerId'>): Promise<Lease>;
   /** Fenced by the lease the caller holds (from `claimSession`). */
   release(lease: Lease, input: ReleaseInput): Promise<Session>;
@@ -110,7 +111,7 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
     requestStop: (sessionId) => store.requestStop(sessionId, scope),
     deliverInput: (input) => store.deliverInput({ ...input, ownerId }),
     forkSession: (input) => store.forkSession({ ...input, ownerId }),
-    importSession: (snapshot) => store.importSession(snapshot, scope),
+    importSession: (snapshot, admission) => store.importSession(snapshot, { ownerId, admission }),
     claimSession: (input) => store.claimSession({ ...input, ownerId }),
     release: (lease, input) => store.release(lease, input),
     supersedeSteps: (fence, input) => store.supersedeSteps(fence, input),

@@ -203,6 +203,8 @@ export interface ApiToken {
   createdAt: number;
   /** Null: it never expires. */
   expiresAt: number | null;
+  /** The token this one was minted from (a browser sign-in's API token); revoking it revokes this one. */
+  parentId: string | null;
 }
 
 export interface CorpusDocument {
@@ -314,6 +316,18 @@ export type EventInput = QuarryEvent;
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
+/**
+ * Limits a write that adds a session or makes one runnable is admitted under: checked with the
+ * write, in its transaction, under a lock per owner, so concurrent writes cannot exceed them
+ * (`RATE_LIMITED` otherwise). Omitted: no limit (the CLI's local user).
+ */
+export interface Admission {
+  /** Sessions the owner may keep in all (checked when one is added). */
+  sessions?: number;
+  /** Sessions the owner may have queued or running at once (checked when one becomes runnable). */
+  activeRuns?: number;
+}
+
 export interface CreateSessionInput {
   /** Chosen by the store when omitted. */
   id?: string;
@@ -330,6 +344,8 @@ export interface CreateSessionInput {
   run?: { kind: string; input?: unknown };
   /** The caller's own id; a second session with the same one for the same owner is a `CONFLICT`. */
   externalId?: string;
+  /** Checked as the session is added (`activeRuns` only when it is created `queued`). */
+  admission?: Admission;
 }
 
 export interface ListSessionsOptions {
@@ -382,6 +398,8 @@ export interface StartRunInput {
   ownerId?: string;
   /** `interrupted`: the run waits for its starter to claim it (no worker takes it first); default `queued`. */
   status?: 'queued' | 'interrupted';
+  /** `activeRuns`, checked when the run makes the session `queued`. */
+  admission?: Pick<Admission, 'activeRuns'>;
 }
 
 export interface BeginStepInput {
@@ -455,6 +473,8 @@ export interface ClaimSessionInput {
    * (the epoch moves on, so the dead holder's writes could never land).
    */
   takeOverEpoch?: number;
+  /** `activeRuns`, checked as the claim makes the session running (a user's resume; never a worker's claim). */
+  admission?: Pick<Admission, 'activeRuns'>;
 }
 
 export interface ClaimNextInput {
@@ -519,6 +539,8 @@ export interface ForkSessionInput {
   title?: string;
   /** The workflow of the copy, when it differs (a fork under a newer version). */
   workflow?: WorkflowRef;
+  /** `sessions`, checked as the copy is added. */
+  admission?: Pick<Admission, 'sessions'>;
 }
 
 export const finishedStatuses = ['completed', 'failed', 'interrupted'] as const;
@@ -674,21 +696,31 @@ export interface Store {
   // Users ----------------------------------------------------------------------------------
   createUser(input: { id?: string; name: string }): Promise<User>;
   listUsers(): Promise<User[]>;
+  /** Whether any user exists (a server on loopback serves its one local user only while none does). */
+  hasUsers(): Promise<boolean>;
   /** Removes the user and their tokens (not their sessions). */
   deleteUser(userId: string): Promise<void>;
-  /** Stores a token's hash (never the token), with an optional expiry (ms since the epoch). */
+  /**
+   * Stores a token's hash (never the token), with an optional expiry (ms since the epoch) and the
+   * token it was minted from (`parentId`: it must exist, belong to the same user and have no parent
+   * itself, else `TOKEN_NOT_FOUND`; it cannot outlive it either: its expiry is capped at the parent's).
+   */
   addApiToken(input: {
     userId: string;
     tokenHash: string;
     label?: string;
     expiresAt?: number | null;
+    parentId?: string;
   }): Promise<ApiToken>;
   /** A user's tokens (all users' when omitted), newest first. */
   listApiTokens(userId?: string): Promise<ApiToken[]>;
-  /** Revokes one token; `TOKEN_NOT_FOUND` when there is none with that id. */
+  /**
+   * Revokes one token and every token minted from it, in one transaction; `TOKEN_NOT_FOUND` when
+   * there is none with that id.
+   */
   deleteApiToken(tokenId: string): Promise<void>;
-  /** The user whose unexpired token has this hash (database clock), or null. */
-  findUserByTokenHash(tokenHash: string): Promise<User | null>;
+  /** The unexpired token with this hash (database clock) and its user, or null. */
+  findToken(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
 
   // Local corpus ---------------------------------------------------------------------------
   /** Inserts or replaces a document and its passages (and their full-text index) in one transaction. */
@@ -721,7 +753,10 @@ export interface Store {
    * snapshot's ids when they are free, else gives the session and its runs new ones. A session that
    * was running arrives `interrupted` (ready to resume); payloads are stored as blobs as usual.
    */
-  importSession(snapshot: SessionSnapshot, options: { ownerId: string }): Promise<Session>;
+  importSession(
+    snapshot: SessionSnapshot,
+    options: { ownerId: string; admission?: Pick<Admission, 'sessions'> },
+  ): Promise<Session>;
 
   // Fork and retention ---------------------------------------------------------------------
   /**

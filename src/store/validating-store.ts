@@ -105,6 +105,7 @@ const prompt = () =>
     }),
   );
 const ttlMs = () => int(1, 24 * 3600 * 1000);
+const admission = () => optional(z.object({ sessions: optional(int(0)), activeRuns: optional(int(0)) }));
 const workflow = () => z.object({ name: nonEmpty(100), version: int(0) });
 const message = () => z.object({ role: role(), content: bigText(limits.messageChars) });
 const beginStep = () =>
@@ -132,6 +133,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       message: optional(message()),
       run: optional(z.object({ kind: nonEmpty(50), input: payload(limits.payloadBytes) })),
       externalId: optional(nonEmpty(200)),
+      admission: admission(),
     }),
   ],
   getSession: [id(), ownerScope()],
@@ -183,6 +185,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       message: optional(message()),
       ownerId: optional(id()),
       status: optional(z.enum(['queued', 'interrupted'])),
+      admission: admission(),
     }),
   ],
   getRun: [id()],
@@ -238,6 +241,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       host: optional(nonEmpty(500)),
       pid: optional(int(0)),
       takeOverEpoch: optional(int(0)),
+      admission: admission(),
     }),
   ],
   claimNext: [
@@ -284,11 +288,12 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       tokenHash: sha256Hex('must be a sha-256 hex digest'),
       label: optional(text(200)),
       expiresAt: maybe(int(0)),
+      parentId: optional(nonEmpty(64)),
     }),
   ],
   listApiTokens: [optional(id())],
   deleteApiToken: [nonEmpty(64)],
-  findUserByTokenHash: [text(128)],
+  findToken: [text(128)],
   upsertDocument: [
     z.object({
       path: nonEmpty(4000),
@@ -323,7 +328,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       pathPrefixes: optional(list(z.string().check(z.minLength(1), z.maxLength(4000)), 50)),
     }),
   ],
-  importSession: [sessionSnapshotSchema, z.object({ ownerId: id() })],
+  importSession: [sessionSnapshotSchema, z.object({ ownerId: id(), admission: admission() })],
   forkSession: [
     z.object({
       sessionId: id(),
@@ -332,6 +337,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       newSessionId: optional(id()),
       title: optional(nonEmpty(limits.titleChars)),
       workflow: optional(workflow()),
+      admission: admission(),
     }),
   ],
   deleteFinishedSessions: [

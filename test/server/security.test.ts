@@ -3,6 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QuarryConfig } from '../../src/config/quarry-config.ts';
 import { indexFolders } from '../../src/providers/search/local-corpus/index-folders.ts';
@@ -181,6 +183,146 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       expect(reads.length).toBeGreaterThan(0);
       expect(JSON.stringify(reads.map((step) => step.output))).not.toMatch(LEAK);
       expect(JSON.stringify(after)).not.toMatch(LEAK);
+    });
+
+    it('decides auth per request: the first user added requires tokens at once, on loopback too (issue 34)', async () => {
+      await start();
+      expect((await post('/api/sessions', { question: QUESTION, start: false })).status).toBe(201);
+      expect((await api('/api/auth/me')).body).toMatchObject({ auth: 'local' });
+      // A proxy in front of a loopback server is not this machine's user.
+      expect((await api('/api/sessions', { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(401);
+      const alice = await addUser(database.store, { name: 'alice' });
+      expect((await post('/api/sessions', { question: QUESTION, start: false })).status).toBe(401);
+      expect((await api('/api/sessions', { token: 'garbage' })).status).toBe(401);
+      expect((await api('/api/auth/me', { token: alice.token })).body).toMatchObject({ auth: 'tokens' });
+      expect((await api('/api/sessions', { token: alice.token })).body.sessions).toEqual([]);
+      // The last user gone, a loopback server serves its one local user again.
+      await removeUser(database.store, 'alice');
+      expect((await api('/api/sessions')).status).toBe(200);
+      expect((await api('/api/sessions', { token: alice.token })).status).toBe(200);
+    });
+
+    it('never has a local user behind a reverse proxy (QUARRY_PUBLIC_NAMES or QUARRY_PUBLIC_URL)', async () => {
+      const exposed: Record<string, string>[] = [
+        { QUARRY_PUBLIC_NAMES: 'research.example.org' },
+        { QUARRY_PUBLIC_URL: 'https://research.example.org' },
+      ];
+      for (const env of exposed) {
+        await start({ env });
+        expect((await api('/api/sessions')).status).toBe(401);
+        expect((await post('/api/sessions', { question: QUESTION })).status).toBe(401);
+        await server!.close();
+        server = undefined;
+      }
+      expect((await database.store.listSessions()).sessions).toEqual([]);
+    });
+
+    it('ties a browser sign-in to its API token: revoked with it, never renewed by itself, kept in the cookie for its life', async () => {
+      const alice = await addUser(database.store, { name: 'alice' });
+      await start({ host: '0.0.0.0' });
+      const signIn = await post('/api/auth/session', { token: alice.token });
+      expect(signIn.status).toBe(200);
+      const cookie = signIn.headers.get('set-cookie')!;
+      expect(cookie).toMatch(/Max-Age=\d+/);
+      expect(cookie).toMatch(/HttpOnly/);
+      const browserToken = /quarry_token=([^;]+)/.exec(cookie)![1]!;
+      expect((await api('/api/sessions', { headers: { cookie: `quarry_token=${browserToken}` } })).status).toBe(200);
+      // A sign-in token cannot mint another.
+      expect((await post('/api/auth/session', { token: browserToken })).status).toBe(401);
+      await revokeToken(database.store, alice.record.id);
+      expect((await api('/api/sessions', { headers: { cookie: `quarry_token=${browserToken}` } })).status).toBe(401);
+      // Signing in again and again keeps a bounded number of sign-ins.
+      const second = await addToken(database.store, { name: 'alice' });
+      for (let index = 0; index < 15; index++)
+        expect((await post('/api/auth/session', { token: second.token })).status).toBe(200);
+      const signIns = (await database.store.listApiTokens()).filter((token) => token.parentId === second.record.id);
+      expect(signIns.length).toBeLessThanOrEqual(10);
+    });
+
+    it('holds each user limit under racing requests at every entry point (issue 34)', async () => {
+      await start({ runner: false, limits: { activeRuns: 3, sessions: 1000 } });
+      const RACERS = 16;
+      const user = async (name: string) => (await addUser(database.store, { name })).token;
+      const parked = async (token: string, count: number) =>
+        Promise.all(
+          Array.from(
+            { length: count },
+            async () => (await post('/api/sessions', { question: QUESTION, start: false }, token)).body.id as string,
+          ),
+        );
+      const accepted = async (replies: Promise<Reply>[], ok: number) => {
+        const statuses = (await Promise.all(replies)).map((reply) => reply.status);
+        for (const status of statuses) expect([ok, 429]).toContain(status);
+        return statuses.filter((status) => status === ok).length;
+      };
+      const active = async (token: string) =>
+        (await api('/api/sessions?status=queued,running&limit=100', { token })).body.sessions.length;
+
+      const creator = await user('creator');
+      expect(
+        await accepted(
+          Array.from({ length: RACERS }, () => post('/api/sessions', { question: QUESTION }, creator)),
+          201,
+        ),
+      ).toBe(3);
+
+      const asker = await user('asker');
+      const askable = await parked(asker, RACERS);
+      expect(
+        await accepted(
+          askable.map((id) => post(`/api/sessions/${id}/messages`, { role: 'user', content: 'And the costs?' }, asker)),
+          202,
+        ),
+      ).toBe(3);
+
+      const resumer = await user('resumer');
+      const resumable = await parked(resumer, RACERS);
+      expect(
+        await accepted(
+          resumable.map((id) => post(`/api/sessions/${id}/resume`, {}, resumer)),
+          202,
+        ),
+      ).toBe(3);
+
+      const forker = await user('forker');
+      const [original] = await parked(forker, 1);
+      expect(
+        await accepted(
+          Array.from({ length: RACERS }, () => post(`/api/sessions/${original}/fork`, { run: true }, forker)),
+          201,
+        ),
+      ).toBe(3);
+      // A refused fork leaves nothing behind.
+      expect((await api('/api/sessions?limit=100', { token: forker })).body.sessions).toHaveLength(4);
+
+      const responder = await user('responder');
+      expect(
+        await accepted(
+          Array.from({ length: RACERS }, () =>
+            post('/v1/responses', { model: 'quarry', input: QUESTION, background: true }, responder),
+          ),
+          200,
+        ),
+      ).toBe(3);
+
+      const mcpUser = await user('mcp-user');
+      const clients = await Promise.all(
+        Array.from({ length: RACERS }, async () => {
+          const client = new McpClient({ name: 'race', version: '1.0.0' });
+          await client.connect(
+            new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server!.port}/mcp`), {
+              requestInit: { headers: { authorization: `Bearer ${mcpUser}` } },
+            }),
+          );
+          return client;
+        }),
+      );
+      const results = await Promise.all(
+        clients.map((client) => client.callTool({ name: 'start_research', arguments: { question: QUESTION } })),
+      );
+      await Promise.all(clients.map((client) => client.close()));
+      expect(results.filter((result) => !result.isError)).toHaveLength(3);
+      for (const token of [creator, asker, resumer, forker, responder, mcpUser]) expect(await active(token)).toBe(3);
     });
 
     it('fails closed beyond loopback: no users, a removed user, a revoked or expired token get 401', async () => {

@@ -39,7 +39,7 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
           webRoot: join(packageRoot(), 'web', 'dist'),
         });
         console.error(
-          `quarry serve: listening on ${server.url} (store ${context.store.info().location}; ${server.auth === 'local' ? 'one local user, no sign-in' : 'tokens required'}${server.runner ? `; runner ${server.runner.workerId}` : '; no runner'})`,
+          `quarry serve: listening on ${server.url} (store ${context.store.info().location}; ${server.exposure === 'loopback' ? 'loopback only: no sign-in until the first user is added' : 'tokens required'}${server.runner ? `; runner ${server.runner.workerId}` : '; no runner'})`,
         );
         await new Promise<void>((resolve) => {
           let signals = 0;

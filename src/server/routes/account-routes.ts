@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { signInBrowser, signOutBrowser } from '../../service/users.ts';
-import { TOKEN_COOKIE } from '../auth.ts';
+import { authModeOf, TOKEN_COOKIE } from '../auth.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
 import { errorResponses } from '../wire.ts';
@@ -17,7 +17,7 @@ const signIn = createRoute({
   path: '/session',
   tags,
   summary:
-    'Sign in with an API token (the web UI): the browser gets a token of its own, valid 7 days at most, in an HttpOnly cookie for its session',
+    'Sign in with an API token (the web UI): the browser gets a token of its own, minted from it, valid 7 days at most (never longer than the API token, and revoked with it), in an HttpOnly cookie',
   request: {
     body: {
       required: true,
@@ -53,20 +53,26 @@ const whoAmI = createRoute({
 export function publicAccountRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
     .openapi(signIn, async (c) => {
-      if (dependencies.auth === 'local') return c.json({ user: null, auth: 'local' as const }, 200);
-      const { user, token } = await signInBrowser(dependencies.store, c.req.valid('json').token);
-      // A session cookie: gone when the browser closes; never readable by scripts; never sent cross-site.
+      if ((await authModeOf(dependencies, c.req.raw.headers)) === 'local')
+        return c.json({ user: null, auth: 'local' as const }, 200);
+      const { user, token, expiresAt } = await signInBrowser(dependencies.store, c.req.valid('json').token);
+      // Kept as long as the sign-in lasts; never readable by scripts; never sent cross-site; over
+      // https only when the server is reached over https (the operator's public URL, or the proxy says so).
       setCookie(c, TOKEN_COOKIE, token, {
         httpOnly: true,
         sameSite: 'Strict',
         path: '/',
-        secure: new URL(c.req.url).protocol === 'https:',
+        maxAge: Math.max(1, Math.floor((expiresAt - Date.now()) / 1000)),
+        secure:
+          dependencies.secureCookies ||
+          new URL(c.req.url).protocol === 'https:' ||
+          c.req.header('x-forwarded-proto')?.split(',')[0]?.trim() === 'https',
       });
       return c.json({ user: { id: user.id, name: user.name }, auth: 'tokens' as const }, 200);
     })
     .openapi(signOut, async (c) => {
       const token = getCookie(c, TOKEN_COOKIE);
-      if (token && dependencies.auth === 'tokens') await signOutBrowser(dependencies.store, token);
+      if (token) await signOutBrowser(dependencies.store, token);
       deleteCookie(c, TOKEN_COOKIE, { path: '/' });
       return c.body(null, 204);
     });
@@ -75,6 +81,6 @@ export function publicAccountRoutes(dependencies: ServerDependencies) {
 /** `GET /api/auth/me`, behind authentication. */
 export function accountRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError }).openapi(whoAmI, (c) =>
-    c.json({ user: c.get('user'), auth: dependencies.auth }, 200),
+    c.json({ user: c.get('user'), auth: c.get('auth') }, 200),
   );
 }

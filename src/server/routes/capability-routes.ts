@@ -33,7 +33,7 @@ export function capabilityRoutes(dependencies: ServerDependencies) {
         defaultSearch: config.search,
         indexing: { state: status.state, done: status.done, total: status.total, error: status.error },
         runner: Boolean(dependencies.runner),
-        auth: dependencies.auth,
+        auth: c.get('auth'),
         limits: {
           maxIterations: settingLimit('maxIterations'),
           maxQueriesPerIteration: settingLimit('queriesPerIteration'),

@@ -124,17 +124,50 @@ export function userCases(use: () => TestDatabase): void {
   it('keeps users with hashed tokens and finds a user by token hash', async () => {
     const { store } = use();
     const hash = createHash('sha256').update('secret-token').digest('hex');
+    expect(await store.hasUsers()).toBe(false);
     const user = await store.createUser({ name: 'ada' });
-    await store.addApiToken({ userId: user.id, tokenHash: hash, label: 'laptop' });
-    expect(await store.findUserByTokenHash(hash)).toEqual(user);
-    expect(await store.findUserByTokenHash('0'.repeat(64))).toBeNull();
+    expect(await store.hasUsers()).toBe(true);
+    const token = await store.addApiToken({ userId: user.id, tokenHash: hash, label: 'laptop' });
+    expect(await store.findToken(hash)).toEqual({ user, token });
+    expect(token.parentId).toBeNull();
+    expect(await store.findToken('0'.repeat(64))).toBeNull();
     await expectCode(store.createUser({ name: 'ada' }), 'CONFLICT');
     await expectCode(store.addApiToken({ userId: 'nobody', tokenHash: hash }), 'USER_NOT_FOUND');
     await expectCode(store.addApiToken({ userId: user.id, tokenHash: 'plain-token' }), 'INVALID_INPUT', 'tokenHash');
     expect((await store.listUsers()).map((each) => each.name)).toEqual(['ada']);
     await store.deleteUser(user.id);
-    expect(await store.findUserByTokenHash(hash)).toBeNull();
+    expect(await store.findToken(hash)).toBeNull();
+    expect(await store.hasUsers()).toBe(false);
     await expectCode(store.deleteUser(user.id), 'USER_NOT_FOUND');
+  });
+
+  it('keeps tokens as a tree: a minted token answers to its root, never outlives it, and goes with it', async () => {
+    const { store } = use();
+    const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
+    const ada = await store.createUser({ name: 'ada' });
+    const bob = await store.createUser({ name: 'bob' });
+    const expiresAt = Date.now() + 60_000;
+    const root = await store.addApiToken({ userId: ada.id, tokenHash: hashOf('root'), expiresAt });
+    const child = await store.addApiToken({
+      userId: ada.id,
+      tokenHash: hashOf('child'),
+      expiresAt: expiresAt + 3_600_000,
+      parentId: root.id,
+    });
+    expect(child).toMatchObject({ parentId: root.id, expiresAt });
+    // Only from a root token of the same user.
+    await expectCode(
+      store.addApiToken({ userId: ada.id, tokenHash: hashOf('grandchild'), parentId: child.id }),
+      'TOKEN_NOT_FOUND',
+    );
+    await expectCode(
+      store.addApiToken({ userId: bob.id, tokenHash: hashOf('theft'), parentId: root.id }),
+      'TOKEN_NOT_FOUND',
+    );
+    const other = await store.addApiToken({ userId: ada.id, tokenHash: hashOf('other') });
+    await store.deleteApiToken(root.id);
+    expect(await store.findToken(hashOf('child'))).toBeNull();
+    expect((await store.listApiTokens(ada.id)).map((token) => token.id)).toEqual([other.id]);
   });
 }
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe } from 'vitest';
+import { admissionCases } from './admission-cases.ts';
 import { corpusCases } from './corpus-cases.ts';
 import type { StoreHarness, TestDatabase } from './harness.ts';
 import { journalCases } from './journal-cases.ts';
@@ -39,6 +40,7 @@ export function describeStoreConformance(harness: StoreHarness, skipReason: stri
       inboxCases(use);
       earlyAnswerCase(use);
     });
+    describe('admission under per-owner limits', () => admissionCases(use));
     describe('users', () => userCases(use));
     describe('sources and blobs', () => sourceAndBlobCases(use));
     describe('fork and retention', () => forkAndRetentionCases(use));

@@ -7,6 +7,7 @@ import { journalFunctions } from './006-journal-functions.ts';
 import { langGraphCheckpoints } from './007-langgraph-checkpoints.ts';
 import { passagesInline } from './008-passages-inline.ts';
 import { recordStepFunction } from './009-record-step-function.ts';
+import { tokenParents } from './010-token-parents.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -20,6 +21,7 @@ export const migrations: readonly Migration[] = [
   langGraphCheckpoints,
   passagesInline,
   recordStepFunction,
+  tokenParents,
 ];
 
 export const latestSchemaVersion = migrations.length;

@@ -1,7 +1,7 @@
 import type { Client, ClientBase, Pool, PoolClient } from 'pg';
 import pg from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
-import { isRetryable, QuarryError } from '../errors.ts';
+import { isQuarryError, isRetryable, QuarryError } from '../errors.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
@@ -41,6 +41,7 @@ const dialect: SqlDialect = {
   randomId: 'gen_random_uuid()::text',
   likeOperator: 'ILIKE',
   crossProcessNotifications: true,
+  ownerLock: "SELECT pg_advisory_xact_lock(hashtext('quarry owner'), hashtext(?)) AS locked",
   journalFunctions: true,
 };
 
@@ -362,6 +363,9 @@ export class PostgresDriver implements SqlDriver {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
+      // A database error before COMMIT rolled everything back: safe to run again. The transaction's
+      // own refusals (Quarry errors, some retryable for their caller, such as a limit) are final here.
+      if (isQuarryError(error)) throw error;
       const mapped = mapPostgresError(error, this.location);
       throw !committing && isRetryable(mapped) ? new NotSent(mapped) : mapped;
     } finally {

@@ -1,5 +1,6 @@
 import { QuarryError } from '../errors.ts';
 import type { ForkSessionInput, Session } from '../store.ts';
+import { admit } from './admission.ts';
 import { newId } from './codec.ts';
 import { readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
@@ -37,6 +38,7 @@ async function findCut(tx: SqlExecutor, source: Session, beforeStep: string | un
 export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Promise<Session> {
   return ctx.driver.transaction(async (tx) => {
     const source = await readSession(ctx, tx, input.sessionId, input);
+    await admit(ctx, tx, { ownerId: source.ownerId, admission: input.admission });
     const cut = await findCut(tx, source, input.beforeStep);
     const forkId = input.newSessionId ?? newId();
     const workflow = input.workflow ?? source.workflow;

@@ -1,4 +1,5 @@
-import type { Session, SessionSnapshot } from '../store.ts';
+import type { Admission, Session, SessionSnapshot } from '../store.ts';
+import { admit } from './admission.ts';
 import { encodeJson, newId, putBlobInTx, storePayload } from './codec.ts';
 import { readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
@@ -11,9 +12,10 @@ function importedStatus(status: string): string {
 export async function importSession(
   ctx: SqlContext,
   snapshot: SessionSnapshot,
-  options: { ownerId: string },
+  options: { ownerId: string; admission?: Pick<Admission, 'sessions'> },
 ): Promise<Session> {
   return ctx.driver.transaction(async (tx) => {
+    await admit(ctx, tx, options);
     const source = snapshot.session;
     const runIds = snapshot.runs.map((run) => run.id);
     const taken =

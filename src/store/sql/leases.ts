@@ -10,6 +10,7 @@ import {
   type StopResult,
   sessionStatuses,
 } from '../store.ts';
+import { admit } from './admission.ts';
 import { encodeJson } from './codec.ts';
 import { checkFence, notifyRunnable, readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
@@ -68,6 +69,10 @@ async function takeLease(
 export async function claimSession(ctx: SqlContext, input: ClaimSessionInput): Promise<Lease> {
   const fromStatuses = input.fromStatuses ?? sessionStatuses.filter((status) => status !== 'completed');
   return ctx.driver.transaction(async (tx) => {
+    if (input.admission) {
+      const owner = await readSession(ctx, tx, input.sessionId, input);
+      await admit(ctx, tx, { ownerId: owner.ownerId, admission: input.admission, sessionId: owner.id });
+    }
     const lease = await takeLease(ctx, tx, { ...input, fromStatuses });
     if (lease) return lease;
     const session = await readSession(ctx, tx, input.sessionId, input);

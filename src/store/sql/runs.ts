@@ -1,5 +1,6 @@
 import { QuarryError } from '../errors.ts';
 import type { AppendMessageInput, Message, MessageRole, OwnerScope, Run, RunStatus, StartRunInput } from '../store.ts';
+import { admit } from './admission.ts';
 import { decodeJson, encodeJson, newId } from './codec.ts';
 import { checkFence, notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
@@ -145,6 +146,8 @@ export async function startRun(ctx: SqlContext, input: StartRunInput): Promise<{
   return ctx.driver.transaction(async (tx) => {
     await touchSession(ctx, tx, input.sessionId, input);
     const session = await readSession(ctx, tx, input.sessionId);
+    if ((input.status ?? 'queued') === 'queued')
+      await admit(ctx, tx, { ownerId: session.ownerId, admission: input.admission, sessionId: session.id });
     if (session.status === 'running') {
       throw new QuarryError(
         'SESSION_ALREADY_RUNNING',

@@ -9,6 +9,7 @@ import type {
   SessionPage,
   UpdateSessionInput,
 } from '../store.ts';
+import { admit } from './admission.ts';
 import {
   decodeCursor,
   effectiveStatusSql,
@@ -27,6 +28,14 @@ import type { SqlExecutor } from './sql-driver.ts';
 export async function createSession(ctx: SqlContext, input: CreateSessionInput): Promise<Session> {
   const id = input.id ?? newId();
   return ctx.driver.transaction(async (tx) => {
+    const queued = (input.status ?? 'queued') === 'queued';
+    await admit(ctx, tx, {
+      ownerId: input.ownerId,
+      admission: input.admission && {
+        sessions: input.admission.sessions,
+        activeRuns: queued ? input.admission.activeRuns : undefined,
+      },
+    });
     const existing = await tx.query('SELECT id FROM sessions WHERE id = ?', [id]);
     if (existing.length > 0)
       throw new QuarryError('CONFLICT', `A session with id "${id}" already exists.`, { details: { sessionId: id } });

@@ -26,6 +26,11 @@ export interface SqlDialect {
   /** True when notifications reach other processes (otherwise the store polls for changes). */
   readonly crossProcessNotifications: boolean;
   /**
+   * A statement taking an owner id that locks that owner until the transaction ends (limits are
+   * counted under it), or null where write transactions already take turns (SQLite).
+   */
+  readonly ownerLock: string | null;
+  /**
    * True when the database has the journal functions (migration 6): beginning and completing a step
    * are one statement each, one round trip. Worth it where a round trip costs (a network database).
    */

@@ -74,7 +74,8 @@ import {
   createUser,
   deleteApiToken,
   deleteUser,
-  findUserByTokenHash,
+  findToken,
+  hasUsers,
   listApiTokens,
   listUsers,
 } from './users.ts';
@@ -218,11 +219,17 @@ export class SqlStore implements Store {
   createUser = (input: { id?: string; name: string }) => createUser(this.ctx, input);
   listUsers = () => listUsers(this.ctx);
   deleteUser = (userId: string) => deleteUser(this.ctx, userId);
-  addApiToken = (input: { userId: string; tokenHash: string; label?: string; expiresAt?: number | null }) =>
-    addApiToken(this.ctx, input);
+  hasUsers = () => hasUsers(this.ctx);
+  addApiToken = (input: {
+    userId: string;
+    tokenHash: string;
+    label?: string;
+    expiresAt?: number | null;
+    parentId?: string;
+  }) => addApiToken(this.ctx, input);
   listApiTokens = (userId?: string) => listApiTokens(this.ctx, userId);
   deleteApiToken = (tokenId: string) => deleteApiToken(this.ctx, tokenId);
-  findUserByTokenHash = (tokenHash: string) => findUserByTokenHash(this.ctx, tokenHash);
+  findToken = (tokenHash: string) => findToken(this.ctx, tokenHash);
 
   upsertDocument = (input: UpsertDocumentInput) => upsertDocument(this.ctx, input);
   touchDocument = (input: { path: string; mtimeMs: number; size: number }) => touchDocument(this.ctx, input);

@@ -28,6 +28,10 @@ export async function listUsers(ctx: SqlContext): Promise<User[]> {
   return (await ctx.driver.query('SELECT * FROM users ORDER BY name')).map(toUser);
 }
 
+export async function hasUsers(ctx: SqlContext): Promise<boolean> {
+  return (await ctx.driver.query('SELECT 1 AS one FROM users LIMIT 1')).length > 0;
+}
+
 export async function deleteUser(ctx: SqlContext, userId: string): Promise<void> {
   await ctx.driver.transaction(async (tx) => {
     await tx.query('DELETE FROM api_tokens WHERE user_id = ?', [userId]);
@@ -42,19 +46,50 @@ const toToken = (row: Row): ApiToken => ({
   label: (row.label as string | null) ?? null,
   createdAt: Number(row.created_at),
   expiresAt: row.expires_at === null || row.expires_at === undefined ? null : Number(row.expires_at),
+  parentId: (row.parent_id as string | null) ?? null,
 });
+
+const tokenColumns = 'id, user_id, label, created_at, expires_at, parent_id';
+
+function tokenNotFound(tokenId: string): QuarryError {
+  return new QuarryError(
+    'TOKEN_NOT_FOUND',
+    `No API token with id "${tokenId}". List them with: quarry users token ls.`,
+    {
+      details: { tokenId },
+    },
+  );
+}
 
 export async function addApiToken(
   ctx: SqlContext,
-  input: { userId: string; tokenHash: string; label?: string; expiresAt?: number | null },
+  input: { userId: string; tokenHash: string; label?: string; expiresAt?: number | null; parentId?: string },
 ): Promise<ApiToken> {
   return ctx.driver.transaction(async (tx) => {
     const user = await tx.query('SELECT id FROM users WHERE id = ?', [input.userId]);
     if (user.length === 0) throw userNotFound(input.userId);
+    let expiresAt = input.expiresAt ?? null;
+    if (input.parentId !== undefined) {
+      // A minted token answers to a root token of the same user, and never outlives it.
+      const [parent] = await tx.query(
+        'SELECT expires_at FROM api_tokens WHERE id = ? AND user_id = ? AND parent_id IS NULL',
+        [input.parentId, input.userId],
+      );
+      if (!parent) throw tokenNotFound(input.parentId);
+      const parentExpiry = parent.expires_at === null ? null : Number(parent.expires_at);
+      if (parentExpiry !== null) expiresAt = expiresAt === null ? parentExpiry : Math.min(expiresAt, parentExpiry);
+    }
     const [row] = await tx.query(
-      `INSERT INTO api_tokens (id, token_hash, user_id, label, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ${ctx.now})
-       RETURNING id, user_id, label, created_at, expires_at`,
-      [input.tokenHash.slice(0, 12), input.tokenHash, input.userId, input.label ?? null, input.expiresAt ?? null],
+      `INSERT INTO api_tokens (id, token_hash, user_id, label, expires_at, parent_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ${ctx.now}) RETURNING ${tokenColumns}`,
+      [
+        input.tokenHash.slice(0, 12),
+        input.tokenHash,
+        input.userId,
+        input.label ?? null,
+        expiresAt,
+        input.parentId ?? null,
+      ],
     );
     return toToken(row!);
   });
@@ -62,7 +97,7 @@ export async function addApiToken(
 
 export async function listApiTokens(ctx: SqlContext, userId?: string): Promise<ApiToken[]> {
   const rows = await ctx.driver.query(
-    `SELECT id, user_id, label, created_at, expires_at FROM api_tokens${userId === undefined ? '' : ' WHERE user_id = ?'}
+    `SELECT ${tokenColumns} FROM api_tokens${userId === undefined ? '' : ' WHERE user_id = ?'}
      ORDER BY created_at DESC, id`,
     userId === undefined ? [] : [userId],
   );
@@ -70,23 +105,24 @@ export async function listApiTokens(ctx: SqlContext, userId?: string): Promise<A
 }
 
 export async function deleteApiToken(ctx: SqlContext, tokenId: string): Promise<void> {
-  const deleted = await ctx.driver.query('DELETE FROM api_tokens WHERE id = ? RETURNING id', [tokenId]);
-  if (deleted.length === 0) {
-    throw new QuarryError(
-      'TOKEN_NOT_FOUND',
-      `No API token with id "${tokenId}". List them with: quarry users token ls.`,
-      {
-        details: { tokenId },
-      },
-    );
-  }
+  await ctx.driver.transaction(async (tx) => {
+    const deleted = await tx.query('DELETE FROM api_tokens WHERE id = ? RETURNING id', [tokenId]);
+    if (deleted.length === 0) throw tokenNotFound(tokenId);
+    await tx.query('DELETE FROM api_tokens WHERE parent_id = ?', [tokenId]);
+  });
 }
 
-export async function findUserByTokenHash(ctx: SqlContext, tokenHash: string): Promise<User | null> {
-  const rows = await ctx.driver.query(
-    `SELECT u.* FROM api_tokens t JOIN users u ON u.id = t.user_id
+export async function findToken(ctx: SqlContext, tokenHash: string): Promise<{ user: User; token: ApiToken } | null> {
+  const [row] = await ctx.driver.query(
+    `SELECT u.id AS user_id, u.name, u.created_at AS user_created_at,
+       t.id, t.label, t.created_at, t.expires_at, t.parent_id
+     FROM api_tokens t JOIN users u ON u.id = t.user_id
      WHERE t.token_hash = ? AND (t.expires_at IS NULL OR t.expires_at > ${ctx.now})`,
     [tokenHash],
   );
-  return rows[0] ? toUser(rows[0]) : null;
+  if (!row) return null;
+  return {
+    user: { id: String(row.user_id), name: String(row.name), createdAt: Number(row.user_created_at) },
+    token: toToken(row),
+  };
 }

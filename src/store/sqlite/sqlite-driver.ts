@@ -28,6 +28,7 @@ const dialect: SqlDialect = {
   randomId: 'lower(hex(randomblob(16)))',
   likeOperator: 'LIKE',
   crossProcessNotifications: false,
+  ownerLock: null,
   journalFunctions: false,
 };
 

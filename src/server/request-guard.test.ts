@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedHostNames, hostName } from './request-guard.ts';
-import { isLoopback } from './serve.ts';
+import { allowedHostNames, hostName, isLoopback } from './request-guard.ts';
 
 describe('addresses a server judges', () => {
   it('calls loopback only what parses as loopback, never by prefix', () => {
