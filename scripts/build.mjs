@@ -94,7 +94,9 @@ const results = await Promise.all([
 ]);
 for (const { metafile } of results) checkImports(metafile);
 if (!process.argv.includes('--no-types')) {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.types.json'], {
+    stdio: 'inherit',
+  });
   rewriteDeclarationImports('dist/types');
 }
 console.error(`Built dist/ in ${Math.round(performance.now() - started)} ms`);

@@ -88,7 +88,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   app.use('/v1/*', authenticate(dependencies));
   app.use('/mcp', authenticate(dependencies));
   const api = app
-    .route('/api/auth', accountRoutes(dependencies))
+    .route('/api/auth', accountRoutes())
     .route('/api/capabilities', capabilityRoutes(dependencies))
     // The live routes first: `/feed` must not be read as a session id.
     .route('/api/sessions', liveRoutes(dependencies))

@@ -79,7 +79,7 @@ export function publicAccountRoutes(dependencies: ServerDependencies) {
 }
 
 /** `GET /api/auth/me`, behind authentication. */
-export function accountRoutes(dependencies: ServerDependencies) {
+export function accountRoutes() {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError }).openapi(whoAmI, (c) =>
     c.json({ user: c.get('user'), auth: c.get('auth') }, 200),
   );
