@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { ConfigFlags, QuarryConfig } from '../config/quarry-config.ts';
 import { resolveConfig } from '../config/quarry-config.ts';
 import { type LocalContext, localServiceContext } from '../service/local-context.ts';
@@ -61,6 +62,8 @@ export class CliRuntime {
   private async openStore(config: QuarryConfig): Promise<Store> {
     this.store ??= await openStore({
       db: config.db,
+      // Quarry's own folder is made on first use; a folder someone named must exist.
+      createFolder: config.db === join(config.home, 'quarry.db'),
       retry: {
         onRetry: ({ delayMs, error }) =>
           console.error(`quarry: ${error.message} Trying again in ${Math.ceil(delayMs / 1000)} s…`),

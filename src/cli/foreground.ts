@@ -1,5 +1,7 @@
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
 import type { ResearchOutput } from '../research/research-types.ts';
+import { DELETING_REASON } from '../service/session-queries.ts';
+import { isQuarryError } from '../store/errors.ts';
 import type { CliRuntime } from './cli-runtime.ts';
 import { exitCodes } from './error-to-exit-code.ts';
 import { printJson, printLine, shortId } from './output.ts';
@@ -48,7 +50,23 @@ export async function runInForeground(
     process.off('SIGTERM', onSignal);
     await progress.stop();
   }
+  if (
+    result.reason === DELETING_REASON ||
+    (result.status !== 'completed' && (await deleted(context.store, sessionId)))
+  ) {
+    // Removed while it ran (`quarry rm --force` elsewhere): there is nothing left to resume.
+    if (runtime.json) printJson({ type: 'result', sessionId, status: 'deleted' });
+    else console.error(`\nSession ${short} was deleted while it ran; nothing is left of it.`);
+    return exitCodes.notFound;
+  }
   return report(runtime, sessionId, result);
+}
+
+async function deleted(store: { getSession(id: string): Promise<unknown> }, sessionId: string): Promise<boolean> {
+  return store.getSession(sessionId).then(
+    () => false,
+    (error: unknown) => isQuarryError(error, 'SESSION_NOT_FOUND'),
+  );
 }
 
 function report(runtime: CliRuntime, sessionId: string, result: ActivationResult): number {

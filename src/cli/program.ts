@@ -31,7 +31,8 @@ Environment (flags win over these; these win over $QUARRY_HOME/config.json, whos
   SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY, JINA_API_KEY   web search
   QUARRY_FETCH_ALLOW   private hosts or CIDRs fetches may reach (comma-separated)
   QUARRY_PRICE_PER_MTOK   "input,output" dollars per million tokens, for the cost ledger
-  QUARRY_HOST, QUARRY_PORT, QUARRY_PUBLIC_NAMES   quarry serve's address and the names it answers to
+  QUARRY_HOST, QUARRY_PORT, QUARRY_PUBLIC_NAMES, QUARRY_PUBLIC_URL   quarry serve's address and the names it answers to
+  QUARRY_SERVER_MODELS   models a server's users may choose besides QUARRY_MODEL and QUARRY_FAST_MODEL
 
 Exit codes: 0 done, 2 usage error, 3 waiting for input, 4 not found, 5 conflict, 130 interrupted, 1 unexpected.`;
 

@@ -61,6 +61,8 @@ export interface ServerSettings {
   limits: UserLimits;
   /** Largest session file `POST /api/sessions/import` accepts, in bytes. */
   importBytes: number;
+  /** Connections one client address may hold open at once (more are closed). */
+  connectionsPerClient: number;
   /**
    * Models (`provider:model`) requests may choose besides the configured `model` and `fastModel`:
    * the server's keys pay for them. Empty: only the configured ones.
@@ -132,6 +134,7 @@ function fileSchema() {
         publicNames: names,
         publicUrl: optional(z.url({ protocol: /^https?$/ })),
         importBytes: optional(int(1024)),
+        connectionsPerClient: optional(int(1)),
         models: names,
         limits: optional(
           strictObject({
@@ -289,6 +292,7 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
       publicUrl: parsePublicUrl(env.QUARRY_PUBLIC_URL || undefined) ?? parsePublicUrl(server.publicUrl) ?? null,
       limits: { ...defaultLimits, ...server.limits },
       importBytes: server.importBytes ?? DEFAULT_IMPORT_BYTES,
+      connectionsPerClient: server.connectionsPerClient ?? 64,
       models: list(env.QUARRY_SERVER_MODELS, ',') ?? server.models ?? [],
     },
   };

@@ -9,8 +9,8 @@ export interface LeaseKeeperOptions {
   intervalMs: number;
   /** The lease is gone (taken over, released, session deleted, or expired while unreachable). */
   onLost: () => void;
-  /** Someone asked the session to stop (from any process). */
-  onStopRequested: () => void;
+  /** Someone asked the session to stop (from any process), saying why when they did. */
+  onStopRequested: (reason: string | null) => void;
 }
 
 /**
@@ -31,7 +31,7 @@ export function keepLease(options: LeaseKeeperOptions): { stop(): void } {
       const started = performance.now();
       const beat = await options.store.heartbeat(options.lease, options.ttlMs);
       renewedAt = started;
-      if (beat.stopRequested && !stopped) options.onStopRequested();
+      if (beat.stopRequested && !stopped) options.onStopRequested(beat.stopReason);
     } catch (error) {
       if (stopped) return;
       if (

@@ -63,6 +63,8 @@ export interface ActivationResult {
   error?: ErrorInfo;
   /** With `waiting`: the request key of the input step. */
   waitingFor?: string;
+  /** With `interrupted`: why (the stop request's reason). */
+  reason?: string;
 }
 
 export interface RunSessionOptions {
@@ -305,7 +307,7 @@ export class Runner {
       ttlMs: this.ttlMs,
       intervalMs: this.heartbeatMs,
       onLost: () => controller.abort(new LeaseLostSignal(lease.sessionId)),
-      onStopRequested: () => controller.abort(new InterruptSignal('stop requested')),
+      onStopRequested: (reason) => controller.abort(new InterruptSignal(reason ?? 'stop requested')),
     });
     try {
       const session = await this.store.getSession(lease.sessionId);
@@ -387,7 +389,7 @@ export class Runner {
       };
     } else if (reason instanceof InterruptSignal) {
       const status = reason.handoff ? 'queued' : 'interrupted';
-      result = { sessionId, status };
+      result = { sessionId, status, reason: reason.reason };
       release = { status, events: [event('run-end', { status, reason: reason.reason })] };
     } else {
       const error = toErrorInfo(reason);

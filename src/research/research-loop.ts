@@ -1,5 +1,5 @@
 import type { RunContext } from '../engine/run-context.ts';
-import type { SearchProvider, SearchResult } from '../providers/search/search-provider.ts';
+import { type SearchProvider, type SearchResult, shortenQuery } from '../providers/search/search-provider.ts';
 import { mapConcurrent } from '../shared/concurrency.ts';
 import { isQuarryError, isRetryable, QuarryError } from '../store/errors.ts';
 import type { Analyst } from './analyst.ts';
@@ -36,7 +36,9 @@ async function searchAll(
   maxResults: number,
   signal: AbortSignal,
 ): Promise<{ results: SearchResult[]; errors: string[] }> {
-  const settled = await Promise.allSettled(providers.map((provider) => provider.search(query, { maxResults, signal })));
+  const settled = await Promise.allSettled(
+    providers.map((provider) => provider.search(shortenQuery(query, provider.maxQueryChars), { maxResults, signal })),
+  );
   const lists = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
   const errors = settled.flatMap((outcome, index) =>
     outcome.status === 'rejected' ? [`${providers[index]!.name}: ${(outcome.reason as Error).message}`] : [],

@@ -26,11 +26,25 @@ export const researchSettingsSchema = z.object({
 
 export type ResearchSettings = z.infer<typeof researchSettingsSchema>;
 
-/** Validated settings with defaults filled in; `INVALID_INPUT` names the bad field. */
-export function parseResearchSettings(value: unknown): ResearchSettings {
-  const result = researchSettingsSchema.safeParse(value ?? {});
+const strictSettingsSchema = researchSettingsSchema.strict();
+
+/**
+ * Validated settings with defaults filled in; `INVALID_INPUT` names the bad field. `strict` (what
+ * a request or an imported file asks for) also refuses a setting Quarry does not have, rather than
+ * storing or silently dropping it; stored settings are read leniently.
+ */
+export function parseResearchSettings(value: unknown, options: { strict?: boolean } = {}): ResearchSettings {
+  const result = (options.strict ? strictSettingsSchema : researchSettingsSchema).safeParse(value ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const [key] = issue.keys;
+    throw new QuarryError(
+      'INVALID_INPUT',
+      `Unknown setting ${key}: the settings are ${Object.keys(researchSettingsSchema.shape).join(', ')}.`,
+      { details: { field: `settings.${key}` } },
+    );
+  }
   const field = issue.path.join('.') || 'settings';
   throw new QuarryError('INVALID_INPUT', `Invalid setting ${field}: ${issue.message}`, {
     details: { field: `settings.${field}` },

@@ -4,7 +4,6 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { QUARRY_VERSION } from '../config/version.ts';
-import { MAX_IMPORT_BYTES } from '../service/session-export.ts';
 import { QuarryError } from '../store/errors.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
@@ -17,6 +16,7 @@ import { capabilityRoutes } from './routes/capability-routes.ts';
 import { liveRoutes } from './routes/live-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
+import { limitStreams } from './stream-limit.ts';
 import { throwValidationError } from './validation-hook.ts';
 
 /** The policy of the web UI's pages: its own scripts and styles only, no remote anything. */
@@ -50,7 +50,16 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
       404,
     ),
   );
-  app.use('/api/sessions/import', tooLarge(MAX_IMPORT_BYTES));
+  // Every answer, errors and streams included: never sniffed, never framed, no referrer; API answers
+  // are never stored by a cache (they are a user's own data).
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('x-content-type-options', 'nosniff');
+    c.header('x-frame-options', 'DENY');
+    c.header('referrer-policy', 'no-referrer');
+    if (isApiPath(c.req.path) && !c.res.headers.has('cache-control')) c.header('cache-control', 'no-store');
+  });
+  app.use('/api/sessions/import', tooLarge(dependencies.config.server.importBytes));
   app.use('/v1/*', tooLarge(4 * 1024 * 1024));
   app.use('/mcp', tooLarge(4 * 1024 * 1024));
   app.use('/api/*', async (c, next) =>
@@ -84,9 +93,8 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     description: 'Required on servers with users (quarry users add); the web UI signs in with a cookie instead.',
   });
   app.route('/api/auth', publicAccountRoutes(dependencies));
-  app.use('/api/*', authenticate(dependencies));
-  app.use('/v1/*', authenticate(dependencies));
-  app.use('/mcp', authenticate(dependencies));
+  const streams = limitStreams(dependencies.config.server.limits.streams);
+  for (const path of ['/api/*', '/v1/*', '/mcp']) app.use(path, authenticate(dependencies), streams);
   const api = app
     .route('/api/auth', accountRoutes())
     .route('/api/capabilities', capabilityRoutes(dependencies))
@@ -103,8 +111,6 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
       if (isApiPath(c.req.path)) return next();
       await next();
       c.header('content-security-policy', WEB_CONTENT_SECURITY_POLICY);
-      c.header('x-content-type-options', 'nosniff');
-      c.header('referrer-policy', 'no-referrer');
       // Hashed asset names never change content: cache them for a year; the page itself, never.
       c.header('cache-control', c.req.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     });

@@ -4,6 +4,7 @@ import { getCookie } from 'hono/cookie';
 import { LOCAL_OWNER } from '../service/service-context.ts';
 import { QuarryError } from '../store/errors.ts';
 import { ownerStore } from '../store/owner-store.ts';
+import { clientAddress } from './client-limits.ts';
 import { hostName, isLoopback } from './request-guard.ts';
 import type { AppEnv, AuthMode, ServerDependencies } from './server-env.ts';
 
@@ -70,8 +71,13 @@ export function authenticate(dependencies: ServerDependencies): MiddlewareHandle
         'This server needs an API token: send "Authorization: Bearer <token>", or sign in with it in the web UI (quarry users add <name> creates one).',
       );
     }
+    const client = clientAddress(c);
+    dependencies.authThrottle.check(client);
     const found = await dependencies.store.findToken(hashToken(token));
-    if (!found) throw unauthorized('The API token is not valid (or has expired, or was revoked).');
+    if (!found) {
+      dependencies.authThrottle.fail(client);
+      throw unauthorized('The API token is not valid (or has expired, or was revoked).');
+    }
     c.set('context', context(found.user.id));
     c.set('user', { id: found.user.id, name: found.user.name });
     c.set('auth', 'tokens');

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ErrorCode, isQuarryError, QuarryError } from '../store/errors.ts';
 
@@ -42,6 +43,10 @@ export function errorBody(code: ErrorCode, message: string, field?: unknown) {
   return { error: { code, message, ...(typeof field === 'string' ? { field } : {}) } };
 }
 
+function isClientHttpError(error: unknown): error is HTTPException {
+  return error instanceof HTTPException && error.status >= 400 && error.status < 500;
+}
+
 /**
  * `{ "error": { "code", "message", "field"? } }` with the status for its code. Errors that are not
  * the caller's fault (5xx) are logged in full; unknown errors become `INTERNAL`, with a message
@@ -50,7 +55,12 @@ export function errorBody(code: ErrorCode, message: string, field?: unknown) {
 export function errorToResponse(error: unknown, c: Context): Response {
   const known = isQuarryError(error)
     ? error
-    : new QuarryError('INTERNAL', 'Something went wrong on the server; it has been logged.', { cause: error });
+    : isClientHttpError(error)
+      ? // Hono's own refusals of a request (an empty or malformed JSON body its validator reads).
+        new QuarryError('INVALID_INPUT', 'The request body is not valid JSON (an empty body is not JSON either).', {
+          details: { field: 'body' },
+        })
+      : new QuarryError('INTERNAL', 'Something went wrong on the server; it has been logged.', { cause: error });
   const status = httpStatusOf[known.code];
   if (status >= 500) console.error(`quarry serve: ${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
   if (known.isRetryable && known.retryAfterMs !== null)

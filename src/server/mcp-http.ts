@@ -9,6 +9,17 @@ import type { AppEnv } from './server-env.ts';
  * and nothing lives in memory between them (a research belongs to the runner, not the connection).
  */
 export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
+  // Stateless: no session to hold a server-to-client stream open for (GET), or to end (DELETE).
+  if (c.req.method !== 'POST')
+    return c.json(
+      {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST each request.' },
+        id: null,
+      },
+      405,
+      { allow: 'POST' },
+    );
   const server = createMcpServer(c.get('context'));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

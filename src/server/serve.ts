@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { QuarryConfig } from '../config/quarry-config.ts';
@@ -7,6 +8,7 @@ import { createWorkflowRegistry } from '../service/research-runtime.ts';
 import { QuarryError } from '../store/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createApp } from './app.ts';
+import { AuthThrottle, limitConnections } from './client-limits.ts';
 import { allowedHostNames, isLoopback } from './request-guard.ts';
 import type { Exposure } from './server-env.ts';
 
@@ -82,6 +84,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       exposure,
       secureCookies: publicUrl?.startsWith('https:') ?? false,
       allowedHosts: allowedHostNames(host, [...publicNames, ...(publicUrl ? [new URL(publicUrl).host] : [])]),
+      authThrottle: new AuthThrottle(),
       heartbeatSeconds: options.heartbeatSeconds,
     },
     { webRoot: options.webRoot },
@@ -90,6 +93,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const created = serve({ fetch: app.fetch, hostname: host, port: wantedPort }, () => resolve(created));
     created.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, wantedPort)));
   });
+  limitConnections(server as Server, options.config.server.connectionsPerClient);
   const port = (server.address() as AddressInfo).port;
   // Only once the port is ours: the folders are indexed in the background and runs start.
   await indexer.ensure(roots.map((root) => root.path));

@@ -4,6 +4,7 @@ import type { WorkflowRegistry } from '../engine/workflow.ts';
 import type { DocumentIndexer, FolderPolicy } from '../service/document-folders.ts';
 import type { ServiceContext } from '../service/service-context.ts';
 import type { Store } from '../store/store.ts';
+import type { AuthThrottle } from './client-limits.ts';
 
 /**
  * How a request is authenticated, decided per request (`auth.ts`): `local` (the one local user, no
@@ -35,6 +36,8 @@ export interface ServerDependencies {
   allowedHosts: Set<string>;
   /** Seconds between SSE heartbeats. Default 15. */
   heartbeatSeconds?: number;
+  /** Counts failed authentications per client address (one per server). */
+  authThrottle: AuthThrottle;
 }
 
 /** Hono's typed context: each request carries the service context of its user. */

@@ -311,6 +311,8 @@ export const capabilitiesSchema = z
       model: z.string().nullable(),
       fastModel: z.string().nullable(),
     }),
+    /** The models (`provider:model`) a request may choose: the configured ones and the operator's list. */
+    models: z.array(z.string()),
     searchProviders: z.array(z.string()),
     /** The document folders this server reads, by name. */
     documentFolders: z.array(z.object({ name: z.string(), path: z.string() })),
@@ -330,6 +332,10 @@ export const capabilitiesSchema = z
       questionChars: z.number().int(),
       activeRuns: z.number().int(),
       bodyBytes: z.number().int(),
+      streams: z.number().int(),
+      importBytes: z.number().int(),
+      tokenBudget: z.number().int(),
+      costBudgetUsd: z.number().nullable(),
     }),
   })
   .openapi('Capabilities');

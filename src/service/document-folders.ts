@@ -92,7 +92,13 @@ export function partitionFolders(policy: FolderPolicy, folders: string[]): { kep
   if (policy.kind === 'any') return { kept: folders, dropped: [] };
   const kept: string[] = [];
   const dropped: string[] = [];
-  for (const folder of folders) (rootOf(policy, resolve(folder)) ? kept : dropped).push(folder);
+  for (const folder of folders) {
+    // Links resolved first, as for a request: a link inside a root cannot lead out of it.
+    const path = resolve(folder);
+    const real = existsSync(path) ? realpathSync(path) : path;
+    if (rootOf(policy, real)) kept.push(real);
+    else dropped.push(folder);
+  }
   return { kept, dropped };
 }
 

@@ -54,10 +54,31 @@ export function researchSettings(
   sources: { docs: string[]; search: string[] },
 ): ResearchSettings {
   const { model, fastModel } = context.config;
-  return parseResearchSettings({
-    ...(model ? { model } : {}),
-    ...(fastModel ? { fastModel } : {}),
+  const parsed = parseResearchSettings(
+    {
+      ...(model ? { model } : {}),
+      ...(fastModel ? { fastModel } : {}),
+      ...settings,
+      ...sources,
+    },
+    { strict: true },
+  );
+  return context.enforceLimits ? withinBudgetCeilings(context, parsed) : parsed;
+}
+
+/**
+ * A server's ceilings on what one run may spend: a request may ask for less, never more
+ * (`INVALID_INPUT` naming the ceiling); one that asks for nothing gets the ceiling.
+ */
+function withinBudgetCeilings(context: ServiceContext, settings: ResearchSettings): ResearchSettings {
+  const { tokenBudget, costBudgetUsd } = context.config.server.limits;
+  if (settings.tokenBudget !== undefined && settings.tokenBudget > tokenBudget)
+    throw invalidInput('settings.tokenBudget', `may be at most ${tokenBudget} tokens on this server`);
+  if (costBudgetUsd !== null && settings.costBudgetUsd !== undefined && settings.costBudgetUsd > costBudgetUsd)
+    throw invalidInput('settings.costBudgetUsd', `may be at most $${costBudgetUsd} on this server`);
+  return {
     ...settings,
-    ...sources,
-  });
+    tokenBudget: settings.tokenBudget ?? tokenBudget,
+    ...(costBudgetUsd !== null ? { costBudgetUsd: settings.costBudgetUsd ?? costBudgetUsd } : {}),
+  };
 }

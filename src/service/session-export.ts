@@ -1,3 +1,5 @@
+import { parseResearchSettings } from '../research/research-settings.ts';
+import { RESEARCH_WORKFLOW_NAME } from '../research/research-workflow.ts';
 import { parseJsonText } from '../shared/json-text.ts';
 import { invalidInput, QuarryError } from '../store/errors.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
@@ -214,11 +216,16 @@ export interface ImportedSession {
 }
 
 export async function importSessionFile(context: ServiceContext, text: string): Promise<ImportedSession> {
-  if (Buffer.byteLength(text, 'utf8') > MAX_IMPORT_BYTES)
-    throw new QuarryError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_IMPORT_BYTES} bytes.`, {
+  const limit = context.enforceLimits ? context.config.server.importBytes : MAX_IMPORT_BYTES;
+  if (text.length > limit || Buffer.byteLength(text, 'utf8') > limit)
+    throw new QuarryError('PAYLOAD_TOO_LARGE', `The file is larger than ${limit} bytes.`, {
       details: { field: 'file' },
     });
-  const parsed = parseJsonText(text, 'file', '; the file may be truncated');
+  return importSessionData(context, parseJsonText(text, 'file', '; the file may be truncated'));
+}
+
+/** A session file already parsed from JSON (a request body): checked in full, then imported. */
+export async function importSessionData(context: ServiceContext, parsed: unknown): Promise<ImportedSession> {
   const header = parsed as { format?: unknown; version?: unknown; session_id?: unknown; user_query?: unknown };
   if (header && header.format === undefined && header.session_id !== undefined && header.user_query !== undefined) {
     // The per-session layout of earlier research tools.
@@ -255,6 +262,8 @@ async function importSnapshot(context: ServiceContext, snapshot: SessionSnapshot
     docs.filter((folder): folder is string => typeof folder === 'string'),
   );
   const settings = { ...snapshot.session.settings, docs: kept };
+  // A research session's settings are research settings: one Quarry does not have is refused, not stored.
+  if (snapshot.session.workflow.name === RESEARCH_WORKFLOW_NAME) parseResearchSettings(settings, { strict: true });
   const session = await context.store.importSession(
     { ...snapshot, session: { ...snapshot.session, settings } },
     admissionFor(context),

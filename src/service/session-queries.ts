@@ -161,10 +161,13 @@ export async function deleteSession(
   await context.store.deleteSession(session.id);
 }
 
+/** Why a session deleted while it runs is stopped: the terminal running it says so instead of offering a resume. */
+export const DELETING_REASON = 'the session is being deleted';
+
 /** Stops a running session and waits (up to the lease length) until no worker holds it. */
 async function stopAndWait(context: ServiceContext, session: Session): Promise<void> {
-  if (!context.runner?.stopSession(session.id, 'the session is being deleted'))
-    await context.store.requestStop(session.id);
+  if (!context.runner?.stopSession(session.id, DELETING_REASON))
+    await context.store.requestStop(session.id, DELETING_REASON);
   const deadline = Date.now() + Math.max(15_000, (session.lease?.expiresAt ?? 0) - Date.now());
   while (Date.now() < deadline) {
     const current = await context.store.getSession(session.id);

@@ -16,6 +16,8 @@ export interface OpenStoreOptions {
   schema?: string;
   /** SQLite durability; default `NORMAL`. */
   synchronous?: SqliteDriverOptions['synchronous'];
+  /** Create a SQLite file's missing folder (0700): for Quarry's own data folder, never a path a user typed. */
+  createFolder?: boolean;
   /** Stop migrations at this version (tests of upgrades). */
   targetSchemaVersion?: number;
   /**
@@ -30,7 +32,7 @@ export async function openDriver(location: string, options: Omit<OpenStoreOption
   // Each driver loads its database client only when a store of its kind is opened.
   if (!isPostgresUrl(location)) {
     const { SqliteDriver } = await import('./sqlite/sqlite-driver.ts');
-    return new SqliteDriver(location, { synchronous: options.synchronous });
+    return new SqliteDriver(location, { synchronous: options.synchronous, createFolder: options.createFolder });
   }
   const { PostgresDriver } = await import('./postgres/postgres-driver.ts');
   const url = new URL(location);

@@ -58,7 +58,7 @@ export interface OwnerStore {
   readEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<StoredEvent[]>;
   /** Wakes the listener when the session has new events (read them with `readEvents`). */
   subscribe(sessionId: string, listener: EventListener): () => void;
-  requestStop(sessionId: string): Promise<StopResult>;
+  requestStop(sessionId: string, reason?: string): Promise<StopResult>;
   deliverInput(input: Omit<DeliverInputInput, 'ownerId'>): Promise<DeliverInputResult>;
   forkSession(input: Omit<ForkSessionInput, 'ownerId'>): Promise<Session>;
   importSession(snapshot: SessionSnapshot, admission?: Pick<Admission, 'sessions'>): Promise<Session>;
@@ -108,7 +108,7 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
       store.subscribe(sessionId, (id, offset, owner) => {
         if (offset !== 0 || owner === undefined || owner === ownerId) listener(id, offset, owner);
       }),
-    requestStop: (sessionId) => store.requestStop(sessionId, scope),
+    requestStop: (sessionId, reason) => store.requestStop(sessionId, { ownerId, reason }),
     deliverInput: (input) => store.deliverInput({ ...input, ownerId }),
     forkSession: (input) => store.forkSession({ ...input, ownerId }),
     importSession: (snapshot, admission) => store.importSession(snapshot, { ownerId, admission }),

@@ -493,6 +493,8 @@ export interface HeartbeatResult {
   expiresAt: number;
   /** Set by `requestStop`; the worker should interrupt the session. */
   stopRequested: boolean;
+  /** Why, when the request said (`requestStop`'s `reason`). */
+  stopReason: string | null;
 }
 
 export interface ReleaseInput {
@@ -547,7 +549,7 @@ export const finishedStatuses = ['completed', 'failed', 'interrupted'] as const;
 export type FinishedStatus = (typeof finishedStatuses)[number];
 
 export interface DeleteFinishedOptions {
-  /** Sessions whose `updatedAt` is older than now minus this. */
+  /** Sessions whose `updatedAt` is at or before now minus this (0: every finished session). */
   olderThanMs: number;
   /** Which finished statuses; default `completed` and `failed` (an interrupted session can still be resumed). */
   statuses?: FinishedStatus[];
@@ -682,7 +684,7 @@ export interface Store {
   /** Ends the lease (fenced) and sets the session status; `completed`/`waiting`/`interrupted` reset the claim count. */
   release(lease: Lease, input: ReleaseInput): Promise<Session>;
   /** Asks the session to stop: a queued session becomes `interrupted` at once; a leased one is flagged for its worker. */
-  requestStop(sessionId: string, scope?: OwnerScope): Promise<StopResult>;
+  requestStop(sessionId: string, scope?: OwnerScope & { reason?: string }): Promise<StopResult>;
 
   // Inbox ----------------------------------------------------------------------------------
   /**

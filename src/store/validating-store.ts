@@ -264,7 +264,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       events: events(),
     }),
   ],
-  requestStop: [id(), ownerScope()],
+  requestStop: [id(), optional(z.object({ ownerId: optional(id()), reason: optional(text(200)) }))],
   deliverInput: [
     z.object({
       sessionId: id(),

@@ -211,6 +211,36 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       }
     });
 
+    it('tells the terminal of a session deleted while it ran that nothing is left to resume (issue 34)', async () => {
+      const fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 200 }).start();
+      try {
+        const modelEnv = {
+          ...env,
+          QUARRY_MODEL: 'openai-compatible:fake',
+          QUARRY_LLM_BASE_URL: fake.baseUrl,
+          QUARRY_LLM_API_KEY: 'k',
+        };
+        const child = spawn(process.execPath, [bin, '--json', 'run', QUESTION, '--docs', docs], {
+          env: modelEnv,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+        while (fake.calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+        const id = (JSON.parse(stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+        const removed = await runAsync(['rm', '--force', '--yes', id.slice(0, 8)], modelEnv);
+        expect(removed.code, removed.stderr).toBe(0);
+        expect(await exited).toBe(4);
+        expect(stdout + stderr).not.toMatch(/quarry resume/);
+        expect(stdout).toContain('"status":"deleted"');
+      } finally {
+        await fake.stop();
+      }
+    });
+
     it('lists, shows, renames, forks, exports, imports and deletes sessions by id prefix', () => {
       const id = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs]));
       const short = id.slice(0, 8);
@@ -270,6 +300,35 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       writeFileSync(badFile, JSON.stringify({ format: 'quarry-session', version: 9 }));
       expect(quarry(['import', badFile]).stderr).toContain('version');
       expect(quarry(['ls']).stdout).toContain('No sessions yet');
+    });
+
+    it('keeps a session whole whatever the input: long questions, missing folders (issue 34)', () => {
+      // Longer than any search provider takes: searched shortened, kept whole.
+      const long = `${QUESTION} ${'Consider the tides, the turbines, the barrages and the estuaries in detail. '.repeat(40)}`;
+      const run = quarry(['--json', 'run', long, '--docs', docs]);
+      expect(run.code, run.stderr).toBe(0);
+      const id = idOf(run);
+      const askedLong = quarry([
+        'ask',
+        id.slice(0, 8),
+        `When did La Rance open? ${'And why there, of all places? '.repeat(80)}`,
+      ]);
+      expect(askedLong.code, askedLong.stderr).toBe(0);
+      expect(JSON.parse(quarry(['--json', 'show', id]).stdout).session).toMatchObject({
+        status: 'completed',
+        question: long.trim(),
+      });
+      // Files and stores in folders that do not exist: a clear usage error, nothing made.
+      const exported = quarry(['export', id.slice(0, 8), '-o', join(home, 'missing', 'report.md')]);
+      expect(exported.code).toBe(2);
+      expect(exported.stderr).toMatch(/does not exist/);
+      expect(exported.stderr).not.toMatch(/\n\s+at /);
+      if (backend === 'sqlite') {
+        const elsewhere = quarry(['--db', join(home, 'nowhere', 'quarry.db'), 'ls']);
+        expect(elsewhere.code).toBe(2);
+        expect(elsewhere.stderr).toMatch(/does not exist/);
+        expect(existsSync(join(home, 'nowhere'))).toBe(false);
+      }
     });
 
     it('waits for an outline review (exit 3), takes the answer with ask, and refuses resuming a completed session (exit 5)', () => {

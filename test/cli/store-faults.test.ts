@@ -1,5 +1,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,8 +82,13 @@ describe('the SQLite store under faults, through the real executable', () => {
     const run = quarry(['--json', 'run', 'How do tides work?', '--docs', docs], { home: store });
     expect(run.code, run.stderr).toBe(0);
     const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId.slice(0, 8);
-    // Another user (or this one, without root) reading a folder it cannot write.
+    // Quarry's own folder and store are its user's alone (issue 34)…
+    expect(statSync(store).mode & 0o777).toBe(0o700);
+    expect(statSync(join(store, 'quarry.db')).mode & 0o777).toBe(0o600);
+    // …until an operator shares them: another user (or this one, without root) reading a folder it
+    // cannot write.
     chmodSync(home, 0o755);
+    for (const file of readdirSync(store)) chmodSync(join(store, file), 0o644);
     chmodSync(store, 0o555);
     const reader = asRoot ? { home: store, user: 'nobody' } : { home: store };
     try {

@@ -43,6 +43,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       config: testConfig({
         QUARRY_LLM_BASE_URL: fake.baseUrl,
         QUARRY_LLM_API_KEY: 'k',
+        QUARRY_SERVER_MODELS: 'openai-compatible:fake',
         QUARRY_DOCS: docs,
         QUARRY_PORT: String(port ?? 0),
       }),

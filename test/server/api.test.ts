@@ -145,7 +145,19 @@ describe('HTTP API', () => {
   });
 
   it('refuses a model it cannot use with 400 before anything changes: create, resume, message, settings', async () => {
-    server = await start(database.store);
+    // The operator offers these models; their keys are another matter.
+    const offered = { QUARRY_SERVER_MODELS: 'openai:gpt-4.1-mini,nope:model,anthropic:claude-haiku-4-5' };
+    server = await start(database.store, offered);
+    const notOffered = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, settings: { model: 'openai:gpt-5' } }),
+    });
+    expect(notOffered).toMatchObject({
+      status: 403,
+      body: {
+        error: { code: 'FORBIDDEN', field: 'settings.model', message: expect.stringContaining('does not offer') },
+      },
+    });
     const missing = await api('/api/sessions', {
       method: 'POST',
       body: JSON.stringify({ question: QUESTION, settings: { model: 'openai:gpt-4.1-mini' } }),
@@ -162,7 +174,7 @@ describe('HTTP API', () => {
     expect((await api('/api/sessions')).body.sessions).toEqual([]);
     // A session made while the key was there, resumed and asked after it is gone.
     await server.close();
-    server = await start(database.store, { OPENAI_API_KEY: 'k' });
+    server = await start(database.store, { ...offered, OPENAI_API_KEY: 'k' });
     const id = (
       await api('/api/sessions', {
         method: 'POST',
@@ -170,7 +182,7 @@ describe('HTTP API', () => {
       })
     ).body.id as string;
     await server.close();
-    server = await start(database.store);
+    server = await start(database.store, offered);
     const before = (await api(`/api/sessions/${id}`)).body;
     for (const [path, body] of [
       [`/api/sessions/${id}/resume`, {}],

@@ -1,5 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -323,6 +324,185 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       await Promise.all(clients.map((client) => client.close()));
       expect(results.filter((result) => !result.isError)).toHaveLength(3);
       for (const token of [creator, asker, resumer, forker, responder, mcpUser]) expect(await active(token)).toBe(3);
+    });
+
+    it('answers an empty or malformed JSON body with 400 on every JSON route, and changes nothing (issue 34)', async () => {
+      await start({ runner: false });
+      const id = (await post('/api/sessions', { question: QUESTION, start: false })).body.id as string;
+      const routes: [string, string][] = [
+        ['POST', '/api/sessions'],
+        ['POST', '/api/sessions/import'],
+        ['POST', `/api/sessions/${id}/resume`],
+        ['POST', `/api/sessions/${id}/fork`],
+        ['POST', `/api/sessions/${id}/messages`],
+        ['PATCH', `/api/sessions/${id}`],
+        ['POST', '/api/auth/session'],
+        ['POST', '/v1/chat/completions'],
+        ['POST', '/v1/responses'],
+      ];
+      for (const [method, path] of routes) {
+        for (const body of [undefined, '{', '[1,']) {
+          const reply = await api(path, { method, body, headers: { 'content-type': 'application/json' } });
+          expect(reply.status, `${method} ${path} ${body}`).toBe(400);
+          expect(reply.body.error?.code ?? reply.body.error?.type, `${method} ${path}`).toBeTruthy();
+        }
+      }
+      expect((await api('/api/sessions')).body.sessions.map((session: { id: string }) => session.id)).toEqual([id]);
+    });
+
+    it('sends its security headers on every kind of answer: JSON, errors, streams, pages (issue 34)', async () => {
+      await start();
+      const checks = [
+        await fetch(`http://127.0.0.1:${server!.port}/api/sessions`),
+        await fetch(`http://127.0.0.1:${server!.port}/api/sessions/nope`),
+        await fetch(`http://127.0.0.1:${server!.port}/healthz`),
+      ];
+      for (const response of checks) {
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(response.headers.get('x-frame-options')).toBe('DENY');
+        await response.body?.cancel();
+      }
+      expect(checks[0]!.headers.get('cache-control')).toBe('no-store');
+      expect(checks[1]!.headers.get('cache-control')).toBe('no-store');
+      const controller = new AbortController();
+      const feed = await fetch(`http://127.0.0.1:${server!.port}/api/sessions/feed`, { signal: controller.signal });
+      expect(feed.headers.get('x-content-type-options')).toBe('nosniff');
+      controller.abort();
+    });
+
+    it('caps each user’s open event streams and answers GET /mcp with 405 (issue 34)', async () => {
+      await start({ limits: { streams: 2 } });
+      const url = `http://127.0.0.1:${server!.port}/api/sessions/feed`;
+      const open = async () => {
+        const controller = new AbortController();
+        const response = await fetch(url, { signal: controller.signal });
+        return { response, close: () => controller.abort() };
+      };
+      const first = await open();
+      const second = await open();
+      expect([first.response.status, second.response.status]).toEqual([200, 200]);
+      const third = await open();
+      expect(third.response.status).toBe(429);
+      expect(third.response.headers.get('retry-after')).toMatch(/^\d+$/);
+      first.close();
+      await eventually(async () => {
+        const again = await open();
+        again.close();
+        return again.response.status === 200;
+      }, 10_000);
+      second.close();
+      const mcp = await fetch(`http://127.0.0.1:${server!.port}/mcp`, { headers: { accept: 'text/event-stream' } });
+      expect(mcp.status).toBe(405);
+      expect(mcp.headers.get('allow')).toBe('POST');
+    });
+
+    it('offers only the operator’s models and caps what one run may spend (issue 34)', async () => {
+      await start({
+        runner: false,
+        env: {
+          QUARRY_SERVER_MODELS: 'openai-compatible:offered',
+          QUARRY_LLM_BASE_URL: 'http://127.0.0.1:9',
+          QUARRY_LLM_API_KEY: 'k',
+        },
+        limits: { tokenBudget: 50_000 },
+      });
+      const capabilities = (await api('/api/capabilities')).body;
+      expect(capabilities.models).toEqual(['openai-compatible:offered']);
+      const other = await post('/api/sessions', {
+        question: QUESTION,
+        settings: { model: 'openai-compatible:pricey' },
+      });
+      expect(other).toMatchObject({ status: 403, body: { error: { field: 'settings.model' } } });
+      const greedy = await post('/api/sessions', {
+        question: QUESTION,
+        settings: { model: 'openai-compatible:offered', tokenBudget: 1_000_000 },
+      });
+      expect(greedy).toMatchObject({ status: 400, body: { error: { field: 'settings.tokenBudget' } } });
+      const capped = await post('/api/sessions', {
+        question: QUESTION,
+        start: false,
+        settings: { model: 'openai-compatible:offered' },
+      });
+      expect(capped.status).toBe(201);
+      expect((await api(`/api/sessions/${capped.body.id}`)).body.settings.tokenBudget).toBe(50_000);
+      const unknown = await post('/api/sessions', { question: QUESTION, settings: { temprature: 0.2 } });
+      expect(unknown).toMatchObject({ status: 400, body: { error: { field: 'settings.temprature' } } });
+      expect((await api('/api/sessions')).body.sessions).toHaveLength(1);
+    });
+
+    it('refuses forged list cursors, oversized imports and imports with unknown settings with 4xx (issue 34)', async () => {
+      await start({ runner: false });
+      for (const cursor of ['[1e999,"x"]', '[-1,"x"]', '["x",1]', '[1.5,"x"]', '[9007199254740993,"x"]'])
+        expect((await api(`/api/sessions?cursor=${encodeURIComponent(cursor)}`)).status, cursor).toBe(400);
+      const made = await post('/api/sessions', { question: QUESTION, start: false });
+      const exported = (await api(`/api/sessions/${made.body.id}/export?format=json`)).body;
+      exported.session.id = 'with-unknown-settings';
+      exported.session.settings = { ...exported.session.settings, temperature2: 3 };
+      const unknown = await post('/api/sessions/import', exported);
+      expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT' } } });
+      exported.session.settings.temperature2 = undefined;
+      exported.padding = 'x'.repeat(40 * 1024 * 1024);
+      const big = await post('/api/sessions/import', exported);
+      expect(big.status).toBe(413);
+      expect((await api('/api/sessions')).body.sessions).toHaveLength(1);
+    });
+
+    it('throttles a client that keeps failing to authenticate (issue 34)', async () => {
+      const alice = await addUser(database.store, { name: 'alice' });
+      await start({ host: '0.0.0.0' });
+      for (let attempt = 0; attempt < 20; attempt++)
+        expect((await api('/api/sessions', { token: `wrong-${attempt}` })).status).toBe(401);
+      const throttled = await api('/api/sessions', { token: 'wrong-again' });
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await post('/api/auth/session', { token: 'wrong' })).status).toBe(429);
+      // Throttled by address: even the right token waits (this client made the failures).
+      expect((await api('/api/sessions', { token: alice.token })).status).toBe(429);
+    });
+
+    it('marks the sign-in cookie Secure behind https, and answers oversized headers and hoarded connections (issue 34)', async () => {
+      const alice = await addUser(database.store, { name: 'alice' });
+      await start({ env: { QUARRY_PUBLIC_URL: 'https://research.example.org' } });
+      const signIn = await post('/api/auth/session', { token: alice.token });
+      expect(signIn.headers.get('set-cookie')).toMatch(/; Secure/);
+      await server!.close();
+      server = undefined;
+      await start({ host: '0.0.0.0' });
+      const proxied = await api('/api/auth/session', {
+        method: 'POST',
+        body: JSON.stringify({ token: alice.token }),
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      expect(proxied.headers.get('set-cookie')).toMatch(/; Secure/);
+      const raw = (request: string) =>
+        new Promise<string>((resolve) => {
+          const socket = connect(server!.port, '127.0.0.1', () => socket.write(request));
+          let answer = '';
+          socket.on('data', (chunk) => (answer += chunk));
+          socket.on('close', () => resolve(answer));
+          socket.on('error', () => resolve(answer));
+        });
+      const headers = Array.from({ length: 1500 }, (_, index) => `x-h${index}: ${'v'.repeat(20)}`).join('\r\n');
+      const overflow = await raw(`GET /api/sessions HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}\r\n\r\n`);
+      expect(overflow).toMatch(/^HTTP\/1\.1 431/);
+      expect(overflow).toContain('"code":"PAYLOAD_TOO_LARGE"');
+      // Connections past the per-client cap are closed at once.
+      const sockets = await Promise.all(
+        Array.from(
+          { length: 70 },
+          () =>
+            new Promise<Socket>((resolve) => {
+              const socket = connect(server!.port, '127.0.0.1', () => resolve(socket));
+              socket.on('error', () => undefined);
+            }),
+        ),
+      );
+      await eventually(
+        () => sockets.filter((socket) => socket.destroyed || socket.readyState !== 'open').length >= 6,
+        10_000,
+      );
+      for (const socket of sockets) socket.destroy();
+      expect((await api('/api/sessions', { token: alice.token })).status).toBe(200);
     });
 
     it('fails closed beyond loopback: no users, a removed user, a revoked or expired token get 401', async () => {

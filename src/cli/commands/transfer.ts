@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { exportSession, importSessionFile } from '../../service/session-export.ts';
 import { resolveSessionId } from '../../service/session-queries.ts';
@@ -19,6 +20,9 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     )
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(async (id: string, options: { format: string; output?: string }) => {
+      // Checked before anything is read: a file that cannot be written is a usage error.
+      if (options.output && !existsSync(dirname(resolve(options.output))))
+        throw invalidInput('output', `the folder ${dirname(resolve(options.output))} does not exist; create it first`);
       const context = await runtime.open();
       const file = await exportSession(context, {
         sessionId: await resolveSessionId(context, id),
@@ -28,7 +32,11 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
         process.stdout.write(file.body);
         return;
       }
-      writeFileSync(options.output, file.body);
+      try {
+        writeFileSync(options.output, file.body);
+      } catch (error) {
+        throw invalidInput('output', `cannot write ${options.output}: ${(error as Error).message}`);
+      }
       if (runtime.json) printJson({ type: 'export', path: options.output, format: options.format });
       else console.error(`Wrote ${options.output}`);
     });

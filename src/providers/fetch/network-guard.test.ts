@@ -37,6 +37,8 @@ describe('network guard', () => {
       '::1',
       '::ffff:127.0.0.1',
       '::ffff:7f00:1',
+      '::ffff:0:7f00:1', // IPv4-translated (issue 34)
+      '::ffff:0:a9fe:a9fe',
       '::7f00:1',
       '64:ff9b::a9fe:a9fe',
       '64:ff9b:1::8.8.8.8',

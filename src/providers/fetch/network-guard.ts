@@ -75,7 +75,8 @@ export function ipv6Bytes(address: string): number[] | null {
 
 /**
  * The IPv4 addresses an IPv6 address carries, which is where its packets really go: IPv4-mapped
- * (`::ffff:10.0.0.1`), IPv4-compatible (`::10.0.0.1`), NAT64 (`64:ff9b::10.0.0.1`), 6to4
+ * (`::ffff:10.0.0.1`), IPv4-translated (`::ffff:0:10.0.0.1`, SIIT), IPv4-compatible (`::10.0.0.1`),
+ * NAT64 (`64:ff9b::10.0.0.1`), 6to4
  * (`2002:0a00:0001::`) and Teredo (server, and client with its bits inverted).
  */
 export function embeddedIpv4(address: string): string[] {
@@ -88,6 +89,7 @@ export function embeddedIpv4(address: string): string[] {
       .join('.');
   const zero = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
   if (zero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return [ipv4(12)];
+  if (zero(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zero(10, 12)) return [ipv4(12)];
   if (zero(0, 12)) return [ipv4(12)];
   if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12))
     return [ipv4(12)];

@@ -28,6 +28,8 @@ export interface HttpSearchOptions {
  */
 export abstract class HttpSearch implements SearchProvider {
   abstract readonly name: string;
+  /** What the vendors' APIs take (Tavily and Brave refuse queries over 400 characters). */
+  readonly maxQueryChars: number = 400;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly maxRetryDelayMs: number;

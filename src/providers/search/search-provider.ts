@@ -22,6 +22,15 @@ export interface SearchOptions {
   signal?: AbortSignal;
 }
 
+/** `query` cut to whole words within `maxChars` (unchanged when it fits). */
+export function shortenQuery(query: string, maxChars: number): string {
+  const trimmed = query.trim();
+  if (trimmed.length <= maxChars) return trimmed;
+  const cut = trimmed.slice(0, maxChars + 1);
+  const space = cut.lastIndexOf(' ');
+  return (space > maxChars / 2 ? cut.slice(0, space) : cut.slice(0, maxChars)).trim();
+}
+
 /** What research reads of a result a provider reads itself (the local corpus). */
 export interface ReadText {
   text: string;
@@ -31,6 +40,11 @@ export interface ReadText {
 
 export interface SearchProvider {
   readonly name: string;
+  /**
+   * Longest query the provider takes, in characters (web search APIs refuse longer ones). Research
+   * shortens a longer query to whole words within it; the question itself is kept whole.
+   */
+  readonly maxQueryChars: number;
   /** Results best first. Throws `SearchError` (with `isRetryable`) on provider failures. */
   search(query: string, options: SearchOptions): Promise<SearchResult[]>;
   /**

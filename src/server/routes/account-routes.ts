@@ -1,7 +1,9 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { signInBrowser, signOutBrowser } from '../../service/users.ts';
+import { isQuarryError } from '../../store/errors.ts';
 import { authModeOf, TOKEN_COOKIE } from '../auth.ts';
+import { clientAddress } from '../client-limits.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
 import { errorResponses } from '../wire.ts';
@@ -55,7 +57,14 @@ export function publicAccountRoutes(dependencies: ServerDependencies) {
     .openapi(signIn, async (c) => {
       if ((await authModeOf(dependencies, c.req.raw.headers)) === 'local')
         return c.json({ user: null, auth: 'local' as const }, 200);
-      const { user, token, expiresAt } = await signInBrowser(dependencies.store, c.req.valid('json').token);
+      const client = clientAddress(c);
+      dependencies.authThrottle.check(client);
+      const { user, token, expiresAt } = await signInBrowser(dependencies.store, c.req.valid('json').token).catch(
+        (error: unknown) => {
+          if (isQuarryError(error, 'UNAUTHORIZED')) dependencies.authThrottle.fail(client);
+          throw error;
+        },
+      );
       // Kept as long as the sign-in lasts; never readable by scripts; never sent cross-site; over
       // https only when the server is reached over https (the operator's public URL, or the proxy says so).
       setCookie(c, TOKEN_COOKIE, token, {

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { QUARRY_VERSION } from '../../config/version.ts';
 import { configuredWebProviders } from '../../providers/search/create-search-providers.ts';
 import { researchSettingsSchema } from '../../research/research-settings.ts';
+import { offeredModels } from '../../service/preflight.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
 import { capabilitiesSchema } from '../wire.ts';
@@ -28,6 +29,7 @@ export function capabilityRoutes(dependencies: ServerDependencies) {
         analyst: config.model
           ? { kind: 'llm' as const, model: config.model, fastModel: config.fastModel }
           : { kind: 'extractive' as const, model: null, fastModel: null },
+        models: offeredModels(dependencies),
         searchProviders: configuredWebProviders(config.providers),
         documentFolders: folders.kind === 'roots' ? folders.roots : [],
         defaultSearch: config.search,
@@ -41,6 +43,10 @@ export function capabilityRoutes(dependencies: ServerDependencies) {
           questionChars: config.server.limits.questionChars,
           activeRuns: config.server.limits.activeRuns,
           bodyBytes: 1024 * 1024,
+          streams: config.server.limits.streams,
+          importBytes: config.server.importBytes,
+          tokenBudget: config.server.limits.tokenBudget,
+          costBudgetUsd: config.server.limits.costBudgetUsd,
         },
       },
       200,

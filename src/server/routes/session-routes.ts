@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { citationPassage } from '../../service/citation-passage.ts';
 import { listSessions } from '../../service/list-sessions.ts';
 import { forkSession, queueResume, stopSession } from '../../service/session-control.ts';
-import { exportSession, importSessionFile } from '../../service/session-export.ts';
+import { exportSession, importSessionData } from '../../service/session-export.ts';
 import {
   deleteSession,
   getSessionStep,
@@ -247,7 +247,7 @@ export function sessionRoutes() {
       return created ? c.json(sessionSummary(session), 201) : c.json(sessionSummary(session), 200);
     })
     .openapi(routes.importFile, async (c) => {
-      const imported = await importSessionFile(c.get('context'), JSON.stringify(c.req.valid('json')));
+      const imported = await importSessionData(c.get('context'), c.req.valid('json'));
       return c.json({ ...sessionSummary(imported.session), droppedFolders: imported.droppedFolders }, 201);
     })
     .openapi(routes.show, async (c) =>

@@ -108,8 +108,14 @@ export function leaseCases(use: () => TestDatabase): void {
     const beat = await store.heartbeat(lease, 60_000);
     expect(beat.expiresAt).toBeGreaterThan(lease.expiresAt);
     expect(beat.stopRequested).toBe(false);
-    expect(await store.requestStop(session.id)).toBe('requested');
-    expect((await store.heartbeat(lease, 60_000)).stopRequested).toBe(true);
+    expect(await store.requestStop(session.id, { reason: 'the session is being deleted' })).toBe('requested');
+    expect(await store.heartbeat(lease, 60_000)).toMatchObject({
+      stopRequested: true,
+      stopReason: 'the session is being deleted',
+    });
+    await store.release(lease, { status: 'interrupted' });
+    const again = await store.claimSession({ sessionId: session.id, workerId: 'w2', ttlMs: 1_000 });
+    expect(await store.heartbeat(again, 60_000)).toMatchObject({ stopRequested: false, stopReason: null });
   });
 
   it('releases with a status, resets the claim count and closes the run', async () => {

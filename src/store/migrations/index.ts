@@ -8,6 +8,7 @@ import { langGraphCheckpoints } from './007-langgraph-checkpoints.ts';
 import { passagesInline } from './008-passages-inline.ts';
 import { recordStepFunction } from './009-record-step-function.ts';
 import { tokenParents } from './010-token-parents.ts';
+import { stopReasons } from './011-stop-reasons.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -22,6 +23,7 @@ export const migrations: readonly Migration[] = [
   passagesInline,
   recordStepFunction,
   tokenParents,
+  stopReasons,
 ];
 
 export const latestSchemaVersion = migrations.length;

@@ -50,7 +50,7 @@ async function takeLease(
   const rows = await tx.query<{ lease_epoch: number; lease_expires_at: number }>(
     `UPDATE sessions SET lease_owner = ?, lease_host = ?, lease_pid = ?, lease_epoch = lease_epoch + 1,
        lease_expires_at = ${ctx.now} + ?, status = 'running',
-       claim_count = claim_count + 1, stop_requested = 0, error_code = NULL, error_message = NULL, updated_at = ${ctx.now}
+       claim_count = claim_count + 1, stop_requested = 0, stop_reason = NULL, error_code = NULL, error_message = NULL, updated_at = ${ctx.now}
      WHERE id = ? AND ${free}
        AND status IN (${input.fromStatuses.map(() => '?').join(', ')})${ownerFilter}
      RETURNING lease_epoch, lease_expires_at`,
@@ -135,9 +135,9 @@ export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise
 }
 
 export async function heartbeat(ctx: SqlContext, lease: Lease, ttlMs: number): Promise<HeartbeatResult> {
-  const rows = await ctx.driver.query<{ lease_expires_at: number; stop_requested: number }>(
+  const rows = await ctx.driver.query<{ lease_expires_at: number; stop_requested: number; stop_reason: string | null }>(
     `UPDATE sessions SET lease_expires_at = ${ctx.now} + ? WHERE id = ? AND lease_epoch = ? AND lease_owner IS NOT NULL
-     RETURNING lease_expires_at, stop_requested`,
+     RETURNING lease_expires_at, stop_requested, stop_reason`,
     [ttlMs, lease.sessionId, lease.epoch],
   );
   const row = rows[0];
@@ -146,7 +146,11 @@ export async function heartbeat(ctx: SqlContext, lease: Lease, ttlMs: number): P
     if (exists.length === 0) throw sessionNotFound(lease.sessionId);
     throw leaseLost(lease.sessionId, lease.epoch);
   }
-  return { expiresAt: Number(row.lease_expires_at), stopRequested: Number(row.stop_requested) === 1 };
+  return {
+    expiresAt: Number(row.lease_expires_at),
+    stopRequested: Number(row.stop_requested) === 1,
+    stopReason: row.stop_reason ?? null,
+  };
 }
 
 export async function release(ctx: SqlContext, lease: Lease, input: ReleaseInput): Promise<Session> {
@@ -161,7 +165,7 @@ export async function release(ctx: SqlContext, lease: Lease, input: ReleaseInput
       if (answered.length > 0) status = 'queued';
     }
     await tx.query(
-      `UPDATE sessions SET status = ?, lease_owner = NULL, lease_expires_at = NULL, stop_requested = 0, claim_count = 0,
+      `UPDATE sessions SET status = ?, lease_owner = NULL, lease_expires_at = NULL, stop_requested = 0, stop_reason = NULL, claim_count = 0,
          error_code = ?, error_message = ? WHERE id = ?`,
       [status, input.error?.code ?? null, input.error?.message ?? null, lease.sessionId],
     );
@@ -178,11 +182,18 @@ export async function release(ctx: SqlContext, lease: Lease, input: ReleaseInput
   });
 }
 
-export async function requestStop(ctx: SqlContext, sessionId: string, scope: OwnerScope = {}): Promise<StopResult> {
+export async function requestStop(
+  ctx: SqlContext,
+  sessionId: string,
+  scope: OwnerScope & { reason?: string } = {},
+): Promise<StopResult> {
   return ctx.driver.transaction(async (tx) => {
     const session = await readSession(ctx, tx, sessionId, scope);
     if (session.status === 'running') {
-      await tx.query(`UPDATE sessions SET stop_requested = 1, updated_at = ${ctx.now} WHERE id = ?`, [sessionId]);
+      await tx.query(`UPDATE sessions SET stop_requested = 1, stop_reason = ?, updated_at = ${ctx.now} WHERE id = ?`, [
+        scope.reason ?? null,
+        sessionId,
+      ]);
       tx.notify('stop', sessionId);
       return 'requested';
     }
@@ -192,7 +203,7 @@ export async function requestStop(ctx: SqlContext, sessionId: string, scope: Own
         [sessionId],
       );
       await appendEventsInTx(ctx, tx, sessionId, [
-        { type: 'run-end', data: { status: 'interrupted', reason: 'stop requested' } },
+        { type: 'run-end', data: { status: 'interrupted', reason: scope.reason ?? 'stop requested' } },
       ]);
       return 'interrupted';
     }

@@ -10,7 +10,7 @@ export async function deleteFinishedSessions(
   const statuses = options.statuses ?? ['completed', 'failed'];
   const batchSize = options.batchSize ?? 100;
   const params: unknown[] = [...statuses, options.olderThanMs];
-  let where = `status IN (${statuses.map(() => '?').join(', ')}) AND updated_at < ${ctx.now} - ?`;
+  let where = `status IN (${statuses.map(() => '?').join(', ')}) AND updated_at <= ${ctx.now} - ?`;
   if (options.ownerId !== undefined) {
     where += ' AND owner_id = ?';
     params.push(options.ownerId);

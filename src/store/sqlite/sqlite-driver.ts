@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -19,6 +19,11 @@ export interface SqliteDriverOptions {
   busyTimeoutMs?: number;
   /** How often to look for commits by other processes while someone listens, in ms. Default 100. */
   pollIntervalMs?: number;
+  /**
+   * Create the file's folder (mode 0700) when it is missing: for Quarry's own data folder. Otherwise
+   * a missing folder is `INVALID_INPUT`: a mistyped path never becomes a new, empty store.
+   */
+  createFolder?: boolean;
 }
 
 const dialect: SqlDialect = {
@@ -130,8 +135,18 @@ export class SqliteDriver implements SqlDriver {
     this.location = path;
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.emitter.setMaxListeners(0);
+    if (path !== ':memory:' && !existsSync(dirname(path))) {
+      if (!options.createFolder)
+        throw new QuarryError(
+          'INVALID_INPUT',
+          `The folder of the store ${path} does not exist. Create it, or choose another location (--db or QUARRY_DB).`,
+          { details: { field: 'db', path } },
+        );
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    }
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      // A new store is readable by its owner only (SQLite gives its -wal and -shm files the same mode).
+      if (path !== ':memory:' && !existsSync(path)) closeSync(openSync(path, 'a', 0o600));
       this.db = this.open(path, options);
       const queue = queues.get(path) ?? { tail: Promise.resolve(), users: 0 };
       queue.users += 1;

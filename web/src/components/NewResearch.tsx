@@ -122,9 +122,15 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
           Model
           <input
             value={model}
+            list="offered-models"
             onChange={(event) => setModel(event.target.value)}
             placeholder={capabilities?.analyst.model ?? 'extractive (no model)'}
           />
+          <datalist id="offered-models">
+            {capabilities?.models.map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
         </label>
       </div>
       <label className="inline">

@@ -59,6 +59,7 @@ export function rankDocuments(hits: readonly PassageHit[]): { hit: PassageHit; o
  */
 export class LocalCorpusSearch implements SearchProvider {
   readonly name = 'local';
+  readonly maxQueryChars = 1000;
   private readonly prefixes: string[];
 
   constructor(

@@ -1,0 +1,100 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import { type Clock, systemClock } from '../shared/clock.ts';
+import { QuarryError } from '../store/errors.ts';
+
+/** The address a request came from, as the socket says (a proxy's, behind a proxy). */
+export function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export interface AuthThrottleOptions {
+  /** Failed attempts a client may make per window. Default 20. */
+  failures?: number;
+  /** The window, in ms. Default a minute. */
+  windowMs?: number;
+  clock?: Clock;
+}
+
+/**
+ * Slows down token guessing: a client (by address) that failed to authenticate `failures` times in
+ * a window is refused with `RATE_LIMITED` (429, Retry-After) until the window ends, before its
+ * token is even looked at. Successful requests do not count.
+ */
+export class AuthThrottle {
+  private readonly failures: number;
+  private readonly windowMs: number;
+  private readonly clock: Clock;
+  private readonly clients = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(options: AuthThrottleOptions = {}) {
+    this.failures = options.failures ?? 20;
+    this.windowMs = options.windowMs ?? 60_000;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Throws `RATE_LIMITED` when `client` has used up its failures in this window. */
+  check(client: string): void {
+    const entry = this.clients.get(client);
+    const now = this.clock.now();
+    if (!entry || entry.resetAt <= now) return;
+    if (entry.count >= this.failures) {
+      throw new QuarryError('RATE_LIMITED', 'Too many failed sign-ins from this address; try again later.', {
+        isRetryable: true,
+        retryAfterMs: entry.resetAt - now,
+      });
+    }
+  }
+
+  /** Counts a failed attempt by `client`. */
+  fail(client: string): void {
+    const now = this.clock.now();
+    const entry = this.clients.get(client);
+    if (!entry || entry.resetAt <= now) this.clients.set(client, { count: 1, resetAt: now + this.windowMs });
+    else entry.count += 1;
+    // Forget finished windows now and then, so the map stays as small as the set of recent failures.
+    if (this.clients.size > 10_000)
+      for (const [key, value] of this.clients) if (value.resetAt <= now) this.clients.delete(key);
+  }
+}
+
+/**
+ * Connection hygiene for the HTTP server: at most `perClient` open connections per address (more
+ * are closed at once: a client holding hundreds open, slowly, starves everyone), headers within
+ * 20 s, and a malformed request (too many or too large headers) answered with a JSON error like
+ * every other refusal instead of Node's bare 400.
+ */
+export function limitConnections(server: Server, perClient: number): void {
+  const open = new Map<string, number>();
+  server.headersTimeout = 20_000;
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? 'unknown';
+    const count = (open.get(address) ?? 0) + 1;
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+    if (count > perClient) socket.destroy();
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      error: {
+        code: tooLarge ? 'PAYLOAD_TOO_LARGE' : 'INVALID_INPUT',
+        message: tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+      },
+    });
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+}
