@@ -1,25 +1,33 @@
 /**
- * Research quality of the offline (extractive) analyst, measured on labeled questions over real
- * documentation nobody here wrote (Debian's python3-doc): for each question, the pages that answer
- * it and a phrase of each that carries the answer. Two sets: the development set the analyst was
- * tuned on, and a held-out set written before that tuning (the gap between them is overfitting).
- * Every question is researched through the real executable (`quarry run --json`), so the figure is
- * what a user gets. Printed side by side with a previous version of Quarry (a git ref, checked out
- * into a temporary worktree).
+ * Research quality of the offline (extractive) analyst on labeled questions over real documentation
+ * nobody here wrote, of different origins (bench/quality/*.json: Python's Sphinx docs, Git's AsciiDoc
+ * manual pages, Node.js's API pages, and the PostgreSQL manual, which is never tuned on). Each set is
+ * split into a dev half (what tuning may look at) and a test half (what it may not): questions
+ * alternate dev, test in file order, unless the set says otherwise (`split`). Both halves print.
  *
- *   npm run bench -- quality                      this tree, and the baseline ref (default: f54f6f8)
- *   QUALITY_BASELINE=none npm run bench -- quality   this tree only
- *   QUALITY_LIMIT=10, QUALITY_SET=bench/quality/python-docs.json (one set instead of both)
+ * Beside Quarry, in the same run, a plain search box: SQLite FTS5 over whole pages (title weighted
+ * 10:1, bm25, stop words dropped, words OR-ed), the ten lines anyone would write. Printed per half:
+ *   - baseline top-1 / top-3: the answering page is the box's first / among its first three results;
+ *   - first search rank 1: Quarry's first search step (read from its journal) ranks an answering page first;
+ *   - cited first / cited: the report's first source / any source is an answering page;
+ *   - answer phrase: the report holds a phrase of an answering page that carries the answer;
+ *   - navigation pages cited, identifier headings (a section titled with an id, anchor or signature),
+ *     repeated sentences (one sentence twice in a report): all should be 0;
+ *   - time per question, Quarry's run (a fresh process) against the box's query.
+ * Every question is researched through the built executable (`quarry --json run`), as a user runs it.
  *
- * Navigation pages (indexes, tables of contents, link lists) are judged independently of Quarry's
- * own classifier: more than half of the page's text is link text, or it is an index page by name.
+ *   npm run bench -- quality                  every set
+ *   QUALITY_SET=git-docs QUALITY_LIMIT=10     one set, its first questions
+ *   QUALITY_HALF=dev                          one half only
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
 import { parseHTML } from 'linkedom';
+import { openStore } from '../src/store/open-store.ts';
 import { median } from './bench-lib.ts';
 
 interface LabeledQuestion {
@@ -33,22 +41,36 @@ interface LabeledQuestion {
 interface QuestionSet {
   corpus: string;
   package: string;
+  /** Every question in one half (a set kept only for checking generalization); default: alternate. */
+  split?: 'dev' | 'test';
+  /** Files that are the same page as another (`git-add.txt` is `git-add.html`'s source). */
+  aliases?: { from: string; to: string }[];
   questions: LabeledQuestion[];
 }
 
+type Half = 'dev' | 'test';
+
 interface Outcome {
+  half: Half;
   question: string;
   phrase: boolean;
   cited: boolean;
   first: boolean;
+  searchFirst: boolean;
+  baselineTop1: boolean;
+  baselineTop3: boolean;
   navigation: string[];
+  identifierHeadings: string[];
+  repeatedSentences: number;
   sources: string[];
   ms: number;
+  baselineMs: number;
   error?: string;
 }
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const defaultBaseline = 'f54f6f8';
+const bin = join(root, 'bin', 'quarry');
+const SETS = ['python-docs', 'python-docs-heldout', 'git-docs', 'node-docs', 'postgresql-docs'];
 
 /** Lower case, one space, straight quotes, no Markdown emphasis or escapes: text as a reader sees it. */
 export function readable(text: string): string {
@@ -63,17 +85,23 @@ export function readable(text: string): string {
 
 /**
  * The sources of a report's Sources list, as file paths. A Sphinx page's reStructuredText copy
- * (`_sources/library/re.rst.txt`, which the first wave's analyst indexed and cited) counts as the
- * page it was built into (`library/re.html`): it is the same text.
+ * (`_sources/library/re.rst.txt`) counts as the page it was built into (`library/re.html`).
  */
 export function reportSources(report: string): string[] {
   const list = report.split(/^## Sources\s*$/m)[1] ?? '';
   return [...list.matchAll(/^\d+\.\s.*?<([^>]+)>\s*$/gm)].map((match) =>
-    match[1]!.replace(/^file:\/\//, '').replace(/\/_sources\/(.+)\.rst\.txt$/, '/$1.html'),
+    decodeURIComponent(match[1]!.replace(/^file:\/\//, '')).replace(/\/_sources\/(.+)\.rst\.txt$/, '/$1.html'),
   );
 }
 
-const navigationNames = /(^|\/)(genindex[^/]*|py-modindex|modindex|contents|search|index|bookindex)\.html$/;
+/** A page as the labels name it: relative to the corpus, with the set's aliases applied. */
+function pageOf(set: QuestionSet, path: string): string {
+  let page = relative(set.corpus, path);
+  for (const alias of set.aliases ?? []) page = page.replace(new RegExp(alias.from), alias.to);
+  return page;
+}
+
+const navigationNames = /(^|\/)(genindex[^/]*|py-modindex|modindex|contents|search|index|bookindex|all)\.html$/;
 
 /** True for index pages, tables of contents and link lists: judged from the HTML itself. */
 function isNavigationPage(path: string, cache: Map<string, boolean>): boolean {
@@ -94,22 +122,84 @@ function isNavigationPage(path: string, cache: Map<string, boolean>): boolean {
   return navigation;
 }
 
-/** A tree's executable: bin/quarry, or bin/quarry.mjs in trees from before it was CommonJS (the baseline). */
-function quarryBin(tree: string): string {
-  const bin = join(tree, 'bin', 'quarry');
-  return existsSync(bin) ? bin : join(tree, 'bin', 'quarry.mjs');
+/** Section titles that are identifiers, not words: requirement ids, anchors, call signatures, paths. */
+function identifierHeadings(report: string): string[] {
+  return [...report.matchAll(/^#{2,4} (.+)$/gm)]
+    .map((match) => match[1]!.trim())
+    .filter((heading) => heading !== 'Sources' && heading !== 'Overview')
+    .filter(
+      (heading) =>
+        /^[A-Z]+-\d{3,}(-\d+)*/.test(heading) ||
+        /^#|^[\w.]+#[\w-]+$/.test(heading) ||
+        /^[\w.$]+\([^)]*\)\s*$/.test(heading) ||
+        /^[\w./-]+\.(html|txt|md)$/.test(heading) ||
+        !/[\p{L}]{3,}/u.test(heading),
+    );
 }
 
-/** Runs one research through a tree's executable; resolves with the report (or the error). */
+/** Sentences (of 6 words or more) that a report's prose holds more than once. */
+function repeatedSentences(report: string): number {
+  const prose = (report.split(/^## Sources\s*$/m)[0] ?? '').replace(/\[\d+\]/g, '');
+  const counts = new Map<string, number>();
+  for (const sentence of prose.split(/(?<=[.!?])\s+/)) {
+    const key = readable(sentence).replace(/[^\p{L}\p{N} ]/gu, '').trim();
+    if (key.split(' ').length < 6) continue;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts.values()].filter((count) => count > 1).length;
+}
+
+const baselineStopWords = new Set(
+  'a an and are as at be but by can could do does did for from has have how i in into is it its me my of on or should so that the their them then there these they this to was we were what when where which who why will with would you your'.split(
+    ' ',
+  ),
+);
+
+/** The plain search box: every HTML page of the corpus in an FTS5 table, title and text. */
+class PageSearch {
+  private readonly db = new BetterSqlite3(':memory:');
+
+  constructor(corpus: string) {
+    this.db.exec("CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, title, body, tokenize = 'porter')");
+    const insert = this.db.prepare('INSERT INTO pages (path, title, body) VALUES (?, ?, ?)');
+    const files = (readdirSync(corpus, { recursive: true }) as string[]).filter((file) => file.endsWith('.html'));
+    this.db.transaction(() => {
+      for (const file of files) {
+        const { document } = parseHTML(readFileSync(join(corpus, file), 'utf8'));
+        for (const element of document.querySelectorAll('script, style')) element.remove();
+        insert.run(file, document.title ?? '', document.body?.textContent ?? '');
+      }
+    })();
+  }
+
+  /** The pages best matching the question's words, best first. */
+  search(question: string, limit = 3): string[] {
+    const words = (question.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter(
+      (word) => word.length > 1 && !baselineStopWords.has(word),
+    );
+    if (words.length === 0) return [];
+    const match = [...new Set(words)].map((word) => `"${word}"`).join(' OR ');
+    return (
+      this.db
+        .prepare('SELECT path FROM pages WHERE pages MATCH ? ORDER BY bm25(pages, 0, 10, 1) LIMIT ?')
+        .all(match, limit) as { path: string }[]
+    ).map((row) => row.path);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Runs one research through the built executable; resolves with the report and the session id. */
 function research(
-  tree: string,
   home: string,
   corpus: string,
   question: string,
-): Promise<{ report: string; ms: number; error?: string }> {
+): Promise<{ report: string; sessionId: string | null; ms: number; error?: string }> {
   return new Promise((resolvePromise) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [quarryBin(tree), '--json', 'run', question, '--docs', corpus], {
+    const child = spawn(process.execPath, [bin, '--json', 'run', question, '--docs', corpus], {
       env: { PATH: process.env.PATH, HOME: home, QUARRY_HOME: home },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -119,118 +209,127 @@ function research(
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('exit', () => {
       const ms = performance.now() - started;
-      const result = stdout
+      const lines = stdout
         .split('\n')
         .filter(Boolean)
         .map((line) => {
           try {
-            return JSON.parse(line) as { type?: string; report?: string | null };
+            return JSON.parse(line) as { type?: string; report?: string | null; sessionId?: string };
           } catch {
             return {};
           }
-        })
-        .find((line) => line.type === 'result');
-      if (result?.report) resolvePromise({ report: result.report, ms });
-      else resolvePromise({ report: '', ms, error: stderr.trim().split('\n').at(-1) ?? 'no report' });
+        });
+      const sessionId = lines.find((line) => line.sessionId)?.sessionId ?? null;
+      const result = lines.find((line) => line.type === 'result');
+      if (result?.report) resolvePromise({ report: result.report, sessionId, ms });
+      else resolvePromise({ report: '', sessionId, ms, error: stderr.trim().split('\n').at(-1) ?? 'no report' });
     });
   });
 }
 
-async function measureTree(label: string, tree: string, set: QuestionSet, questions: LabeledQuestion[]) {
+/** The URL of the first result of a session's first search step, from its journal. */
+async function firstSearchTop(home: string, sessionId: string): Promise<string | null> {
+  const store = await openStore({ db: join(home, 'quarry.db') });
+  try {
+    const steps = await store.listSteps(sessionId);
+    const search = steps.filter((step) => /search-\d+$/.test(step.key)).sort((a, b) => a.seq - b.seq)[0];
+    const results = (search?.output as { results?: { url: string }[] } | undefined)?.results ?? [];
+    return results[0] ? decodeURIComponent(results[0].url.replace(/^file:\/\//, '')) : null;
+  } finally {
+    await store.close();
+  }
+}
+
+function halfOf(set: QuestionSet, index: number): Half {
+  return set.split ?? (index % 2 === 0 ? 'dev' : 'test');
+}
+
+async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: Outcome[]; indexMs: number }> {
   const home = mkdtempSync(join(tmpdir(), 'quarry-bench-quality-'));
-  const cache = new Map<string, boolean>();
+  const navigation = new Map<string, boolean>();
   const outcomes: Outcome[] = [];
+  const box = new PageSearch(set.corpus);
   try {
     // Index once up front, so per-question times measure research, not the first indexing.
     const indexed = performance.now();
-    execFileSync(process.execPath, [quarryBin(tree), 'index', set.corpus], {
+    execFileSync(process.execPath, [bin, 'index', set.corpus], {
       env: { PATH: process.env.PATH, HOME: home, QUARRY_HOME: home },
       stdio: 'ignore',
     });
     const indexMs = performance.now() - indexed;
-    for (const labeled of questions) {
-      const { report, ms, error } = await research(tree, home, set.corpus, labeled.question);
-      const sources = reportSources(report).map((path) => relative(set.corpus, path));
+    const wanted = process.env.QUALITY_HALF;
+    const limit = Number(process.env.QUALITY_LIMIT ?? set.questions.length);
+    for (const [index, labeled] of set.questions.slice(0, limit).entries()) {
+      const half = halfOf(set, index);
+      if (wanted && wanted !== half) continue;
       const answering = new Set(labeled.pages);
+      const boxStarted = performance.now();
+      const boxed = box.search(labeled.question);
+      const baselineMs = performance.now() - boxStarted;
+      const { report, sessionId, ms, error } = await research(home, set.corpus, labeled.question);
+      const sources = reportSources(report).map((path) => pageOf(set, path));
+      const top = sessionId ? await firstSearchTop(home, sessionId) : null;
       outcomes.push({
+        half,
         question: labeled.question,
         phrase: labeled.phrases.some((phrase) => readable(report).includes(readable(phrase))),
         cited: sources.some((source) => answering.has(source)),
         first: sources[0] !== undefined && answering.has(sources[0]),
-        navigation: sources.filter((source) => isNavigationPage(join(set.corpus, source), cache)),
+        searchFirst: top !== null && answering.has(pageOf(set, top)),
+        baselineTop1: boxed[0] !== undefined && answering.has(boxed[0]),
+        baselineTop3: boxed.some((page) => answering.has(page)),
+        navigation: sources.filter((source) => isNavigationPage(join(set.corpus, source), navigation)),
+        identifierHeadings: identifierHeadings(report),
+        repeatedSentences: repeatedSentences(report),
         sources,
         ms,
+        baselineMs,
         error,
       });
     }
-    return { label, outcomes, indexMs };
+    console.error(`quality: ${name} done (${outcomes.length} questions)`);
+    return { outcomes, indexMs };
   } finally {
+    box.close();
     rmSync(home, { recursive: true, force: true });
   }
 }
 
-function share(outcomes: Outcome[], pick: (outcome: Outcome) => boolean): string {
-  return `${Math.round((outcomes.filter(pick).length / Math.max(1, outcomes.length)) * 100)}%`;
-}
-
-/** A temporary worktree of `ref` that shares this tree's node_modules. */
-function worktree(ref: string): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), 'quarry-bench-baseline-'));
-  rmSync(path, { recursive: true, force: true });
-  execFileSync('git', ['-C', root, 'worktree', 'add', '--detach', path, ref], { stdio: 'ignore' });
-  symlinkSync(join(root, 'node_modules'), join(path, 'node_modules'));
-  return {
-    path,
-    remove: () => execFileSync('git', ['-C', root, 'worktree', 'remove', '--force', path], { stdio: 'ignore' }),
-  };
-}
-
-const SETS = ['bench/quality/python-docs.json', 'bench/quality/python-docs-heldout.json'];
+const percent = (outcomes: Outcome[], pick: (outcome: Outcome) => boolean) =>
+  `${Math.round((outcomes.filter(pick).length / Math.max(1, outcomes.length)) * 100)}%`;
 
 export async function run(): Promise<void> {
-  const paths = process.env.QUALITY_SET ? [process.env.QUALITY_SET] : SETS;
-  const baselineRef = process.env.QUALITY_BASELINE ?? defaultBaseline;
-  const rows: { set: string; label: string; outcomes: Outcome[]; indexMs: number }[] = [];
-  let corpus = '';
-  for (const path of paths) {
-    const setPath = resolve(root, path);
-    const set = JSON.parse(readFileSync(setPath, 'utf8')) as QuestionSet;
-    corpus = set.corpus;
+  const names = process.env.QUALITY_SET ? process.env.QUALITY_SET.split(',') : SETS;
+  const rows: string[] = [];
+  const details: string[] = [];
+  for (const name of names) {
+    const set = JSON.parse(readFileSync(join(root, 'bench', 'quality', `${name}.json`), 'utf8')) as QuestionSet;
     if (!existsSync(set.corpus)) {
-      console.log(`\n## Research quality\n\nSkipped: ${set.corpus} is missing (apt-get install python3-doc).`);
-      return;
+      rows.push(`| ${name} | skipped: ${set.corpus} is missing (${set.package}) |`);
+      continue;
     }
-    const questions = set.questions.slice(0, Number(process.env.QUALITY_LIMIT ?? set.questions.length));
-    const name = `${relative(root, setPath)} (${questions.length} questions)`;
-    rows.push({ set: name, ...(await measureTree('this tree', root, set, questions)) });
-    if (baselineRef !== 'none') {
-      const baseline = worktree(baselineRef);
-      try {
-        rows.push({ set: name, ...(await measureTree(`baseline ${baselineRef}`, baseline.path, set, questions)) });
-      } finally {
-        baseline.remove();
-      }
-    }
-  }
-  console.log(`\n## Research quality: the extractive analyst on ${corpus}\n`);
-  console.log(
-    '| question set | analyst | answer phrase in report | answering page cited | cited first | navigation pages cited | failed runs | median run | indexing |',
-  );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const { set, label, outcomes, indexMs } of rows) {
-    console.log(
-      `| ${set} | ${label} | ${share(outcomes, (outcome) => outcome.phrase)} | ${share(outcomes, (outcome) => outcome.cited)} | ${share(outcomes, (outcome) => outcome.first)} | ${outcomes.reduce((sum, outcome) => sum + outcome.navigation.length, 0)} | ${outcomes.filter((outcome) => outcome.error).length} | ${(median(outcomes.map((outcome) => outcome.ms)) / 1000).toFixed(2)} s | ${(indexMs / 1000).toFixed(1)} s |`,
-    );
-  }
-  for (const { set, outcomes } of rows.filter((row) => row.label === 'this tree')) {
-    console.log(`\nPer question, ${set}, this tree: phrase · cited · first · sources in citation order`);
-    for (const outcome of outcomes) {
-      const mark = (ok: boolean) => (ok ? '✓' : '✗');
-      console.log(
-        `- ${mark(outcome.phrase)} ${mark(outcome.cited)} ${mark(outcome.first)} ${outcome.question}${outcome.error ? ` — error: ${outcome.error}` : ''} → ${outcome.sources.slice(0, 4).join(', ')}${outcome.navigation.length ? ` (navigation: ${outcome.navigation.join(', ')})` : ''}`,
+    const { outcomes, indexMs } = await measureSet(name, set);
+    for (const half of ['dev', 'test'] as const) {
+      const part = outcomes.filter((outcome) => outcome.half === half);
+      if (part.length === 0) continue;
+      rows.push(
+        `| ${name} | ${half} (${part.length}) | ${percent(part, (o) => o.baselineTop1)} / ${percent(part, (o) => o.baselineTop3)} | ${percent(part, (o) => o.searchFirst)} | ${percent(part, (o) => o.first)} | ${percent(part, (o) => o.cited)} | ${percent(part, (o) => o.phrase)} | ${part.reduce((sum, o) => sum + o.navigation.length, 0)} | ${part.reduce((sum, o) => sum + o.identifierHeadings.length, 0)} | ${part.reduce((sum, o) => sum + o.repeatedSentences, 0)} | ${part.filter((o) => o.error).length} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
       );
     }
+    details.push(`\n${name} (${set.package}): half · baseline top-1 · first search · cited first · cited · phrase`);
+    const mark = (ok: boolean) => (ok ? '✓' : '✗');
+    for (const o of outcomes)
+      details.push(
+        `- ${o.half} ${mark(o.baselineTop1)} ${mark(o.searchFirst)} ${mark(o.first)} ${mark(o.cited)} ${mark(o.phrase)} ${o.question}${o.error ? ` — error: ${o.error}` : ''} → ${o.sources.slice(0, 3).join(', ')}${o.navigation.length ? ` (navigation: ${o.navigation.join(', ')})` : ''}${o.identifierHeadings.length ? ` (identifier headings: ${o.identifierHeadings.join(' | ')})` : ''}${o.repeatedSentences ? ` (${o.repeatedSentences} repeated)` : ''}`,
+      );
   }
+  console.log('\n## Research quality: the extractive analyst beside a plain FTS5 search box\n');
+  console.log(
+    '| set | half | box top-1 / top-3 | first search rank 1 | cited first | cited | answer phrase | navigation cited | identifier headings | repeated sentences | failed | per question: Quarry / box | indexing |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const row of rows) console.log(row);
+  if (process.env.QUALITY_DETAILS !== '0') for (const line of details) console.log(line);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) await run();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();
