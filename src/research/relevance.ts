@@ -29,10 +29,10 @@ export interface QuestionProfile {
   phrases: string[];
 }
 
-function termWeight(word: string): number {
+function termWeight(word: string, named: ReadonlySet<string>): number {
   let weight = 1;
   if (word.length >= 7) weight += 0.5;
-  if (/[\d_]/.test(word)) weight += 0.5;
+  if (/[\d_]/.test(word) || named.has(word)) weight += 0.5;
   return weight;
 }
 
@@ -64,14 +64,31 @@ export function markCode(question: string): string {
   });
 }
 
+/**
+ * Words the question writes as names: in capitals (`EXPLAIN`, `ANALYZE`), as code (backticks), with
+ * underscores or dots, or called (`setTimeout()`). They are what the question asks about, never
+ * asking words, whatever they would mean in prose.
+ */
+function namedWords(question: string): Set<string> {
+  const named = new Set<string>();
+  for (const [, code] of question.matchAll(/`([^`\n]+)`/g))
+    for (const word of code!.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) named.add(word);
+  for (const word of question.match(/[\p{L}\p{N}_.]+(?:\(\))?/gu) ?? []) {
+    if (/^\p{Lu}[\p{Lu}\p{N}_]{2,}$/u.test(word) || /[_.]\p{L}|\(\)$/u.test(word))
+      for (const part of word.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) named.add(part);
+  }
+  return named;
+}
+
 /** The question's terms, their weights, its kind and subjects. */
 export function profileQuestion(question: string): QuestionProfile {
   const text = markCode(question.trim());
   const lower = text.toLowerCase();
-  const words = queryTerms(text).filter((word) => !askingWords.has(word));
+  const named = namedWords(text);
+  const words = queryTerms(text).filter((word) => !askingWords.has(word) || named.has(word));
   const terms = [...new Set(words.map(stem))];
   const weights = new Map<string, number>();
-  for (const word of words) weights.set(stem(word), Math.max(weights.get(stem(word)) ?? 0, termWeight(word)));
+  for (const word of words) weights.set(stem(word), Math.max(weights.get(stem(word)) ?? 0, termWeight(word, named)));
   let kind: QuestionKind = 'other';
   let subjects: string[] = [];
   const comparison =

@@ -23,10 +23,16 @@ function contentWord(lower: string): (word: string) => boolean {
   return (word) => word.length > 1 && (!stopWords.has(word) || code.has(word));
 }
 
-/** Lower-case words of a query, without stop words (but for code, see above) or duplicates; at most 32. */
+/**
+ * Lower-case words of a query, without stop words (but for code, see above) or duplicates; at most
+ * 32. A word is letters, digits and underscores, as passages' words are counted: an identifier
+ * (`work_mem`, `__dirname`) is one term, never its pieces.
+ */
 export function queryTerms(query: string): string[] {
   const lower = query.toLowerCase();
-  const words = lower.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words = (lower.match(/[\p{L}\p{N}_]+/gu) ?? [])
+    .map((word) => (/[\p{L}\p{N}]/u.test(word) ? word : ''))
+    .filter(Boolean);
   return [...new Set(words.filter(contentWord(lower)))].slice(0, 32);
 }
 

@@ -223,6 +223,15 @@ export interface CorpusDocument {
   /** A navigation page (index, table of contents, link list): searchable, ranked last, never read. */
   navigation: boolean;
   indexedAt: number;
+  /** Whether the document has a sketch of its text (documents indexed before version 12 have none). */
+  sketched: boolean;
+  /**
+   * What the document duplicates: the path of the page it mirrors, `*` for an aggregate of several
+   * pages, or null. Duplicates are never searched.
+   */
+  duplicateOf: string | null;
+  /** Why the file could not be indexed (it then has no passages); null when it was. */
+  error: string | null;
 }
 
 export interface PassageInput {
@@ -247,6 +256,10 @@ export interface UpsertDocumentInput {
   navigation: boolean;
   /** Replace the document's passages, in order. */
   passages: PassageInput[];
+  /** A sketch of the document's text, for finding mirrors and aggregates (`sketchOf`). */
+  sketch?: string;
+  /** Why the file could not be indexed: recorded without passages, so it is not read again until it changes. */
+  error?: string;
 }
 
 export interface PassageHit {
@@ -731,6 +744,10 @@ export interface Store {
   touchDocument(input: { path: string; mtimeMs: number; size: number }): Promise<void>;
   /** Documents under a folder (all when omitted), by path; never their passages. */
   listDocuments(options?: { pathPrefix?: string }): Promise<CorpusDocument[]>;
+  /** The sketches of the documents under a folder (documents without one are left out), by path. */
+  documentSketches(options: { pathPrefix: string }): Promise<{ path: string; kind: string; sketch: string }[]>;
+  /** Records what documents duplicate (`CorpusDocument.duplicateOf`), in one transaction. */
+  markDuplicates(entries: { path: string; duplicateOf: string | null }[]): Promise<void>;
   /** Removes documents and their passages; returns how many documents. */
   removeDocuments(paths: string[]): Promise<number>;
   /**

@@ -157,10 +157,14 @@ export async function extractHtml(html: string, options: ExtractHtmlOptions = {}
       : article?.content
         ? libs.parseDocument(article.content)
         : (libs.selectOne('body', document) ?? document);
-  // A page's own heading names it better than a <title> that carries the site's name too.
-  const title = (
-    heading && heading.length <= 200 ? heading : clean(article?.title) || pageTitle || options.url || 'Untitled'
-  ).slice(0, 300);
+  const title =
+    options.mode === 'document'
+      ? pageTitleOf({ pageTitle, heading, url: options.url })
+      : // An article's own heading names it better than a <title> that carries the site's name too.
+        (heading && heading.length <= 200
+          ? heading
+          : clean(article?.title) || pageTitle || options.url || 'Untitled'
+        ).slice(0, 300);
   return {
     ...withLinkRanges(normalizeText(htmlToText(content))),
     title,
@@ -168,6 +172,18 @@ export async function extractHtml(html: string, options: ExtractHtmlOptions = {}
     publishedAt: isoDate(article?.publishedTime ?? undefined) ?? publishedAt,
     kind: 'html',
   };
+}
+
+/**
+ * What a local document page is called: its `<title>`, the page's own name for itself. Its first
+ * `<h1>` only when the title holds that heading and more (the site's name: "json — JSON encoder and
+ * decoder — Python 3.11 documentation" titles a page headed "json — JSON encoder and decoder"); a
+ * heading the title does not hold ("1. Overview") names a part of the page, not the page.
+ */
+export function pageTitleOf(input: { pageTitle: string; heading: string; url?: string }): string {
+  const { pageTitle, heading, url } = input;
+  const held = heading && heading.length <= 200 && pageTitle.toLowerCase().includes(heading.toLowerCase());
+  return ((held ? heading : pageTitle || heading) || url || 'Untitled').slice(0, 300);
 }
 
 /** Unix newlines, no NUL or trailing spaces, at most one blank line in a row. */

@@ -143,16 +143,32 @@ function renderTable(element: Element): string {
   return rows.length ? `\n\n${rows.join('\n')}\n\n` : '';
 }
 
+/** Elements that end a heading's own text: a heading that holds one was never closed (`<h4>…</h3>`). */
+const OUTSIDE_HEADINGS = new Set([...BLOCKS, 'pre', 'ul', 'ol', 'dl', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+/** Longest heading kept, in characters: a heading is a line, not a page. */
+const HEADING_CHARS = 200;
+
+/**
+ * A heading line. Browsers tolerate a heading closed by the wrong tag (`<h4>…</h3>`), which leaves
+ * the rest of the page inside it; the heading is then what comes before its first block, and the
+ * blocks are rendered as the page's text they are. A heading is cut at a word within 200 characters.
+ */
+function renderHeading(element: Element): string {
+  const blockAt = element.children.findIndex((child) => isElement(child) && OUTSIDE_HEADINGS.has(child.name));
+  const own = blockAt === -1 ? element.children : element.children.slice(0, blockAt);
+  let heading = oneLine(renderChildren({ children: own }, false));
+  if (heading.length > HEADING_CHARS) heading = `${heading.slice(0, HEADING_CHARS).replace(/\s+\S*$/, '')}…`;
+  const rest = blockAt === -1 ? '' : renderChildren({ children: element.children.slice(blockAt) }, false);
+  return `${heading ? `\n\n${'#'.repeat(Number(element.name[1]))} ${heading}\n\n` : ''}${rest}`;
+}
+
 function render(node: AnyNode, inPre: boolean): string {
   if (node.type === 'text') return inPre ? node.data : node.data.replace(/\s+/g, ' ');
   if (node.type === 'root') return renderChildren(node, inPre);
   if (!isElement(node)) return '';
   const name = node.name;
   if (SKIPPED.has(name) || node.attribs.hidden !== undefined) return '';
-  if (/^h[1-6]$/.test(name)) {
-    const heading = oneLine(renderChildren(node, false));
-    return heading ? `\n\n${'#'.repeat(Number(name[1]))} ${heading}\n\n` : '';
-  }
+  if (/^h[1-6]$/.test(name)) return renderHeading(node);
   switch (name) {
     case 'br':
       return '\n';

@@ -9,6 +9,7 @@ import { passagesInline } from './008-passages-inline.ts';
 import { recordStepFunction } from './009-record-step-function.ts';
 import { tokenParents } from './010-token-parents.ts';
 import { stopReasons } from './011-stop-reasons.ts';
+import { corpusDuplicates } from './012-corpus-duplicates.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -24,6 +25,7 @@ export const migrations: readonly Migration[] = [
   recordStepFunction,
   tokenParents,
   stopReasons,
+  corpusDuplicates,
 ];
 
 export const latestSchemaVersion = migrations.length;

@@ -19,8 +19,15 @@ function toDocument(row: Row): CorpusDocument {
     chars: Number(row.chars),
     navigation: Number(row.navigation) === 1,
     indexedAt: Number(row.indexed_at),
+    sketched: Number(row.sketched) === 1,
+    duplicateOf: (row.duplicate_of as string | null) ?? null,
+    error: (row.error as string | null) ?? null,
   };
 }
+
+/** Every column of a document but its sketch (which can be large), and whether it has one. */
+const documentColumns = `id, path, title, kind, size, mtime_ms, content_hash, chars, navigation, indexed_at, duplicate_of, error,
+  CASE WHEN sketch IS NULL THEN 0 ELSE 1 END AS sketched`;
 
 async function removeDocumentInTx(ctx: SqlContext, tx: SqlExecutor, documentId: number): Promise<void> {
   await ctx.driver.fullText.unindexDocument(tx, documentId);
@@ -40,8 +47,8 @@ export async function upsertDocument(ctx: SqlContext, input: UpsertDocumentInput
     const existing = await tx.query<{ id: number }>('SELECT id FROM corpus_documents WHERE path = ?', [input.path]);
     if (existing[0]) await removeDocumentInTx(ctx, tx, Number(existing[0].id));
     const [document] = await tx.query(
-      `INSERT INTO corpus_documents (path, title, kind, size, mtime_ms, content_hash, chars, navigation, indexed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}) RETURNING *`,
+      `INSERT INTO corpus_documents (path, title, kind, size, mtime_ms, content_hash, chars, navigation, sketch, error, indexed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}) RETURNING ${documentColumns}`,
       [
         input.path,
         input.title,
@@ -51,6 +58,8 @@ export async function upsertDocument(ctx: SqlContext, input: UpsertDocumentInput
         input.contentHash,
         input.chars,
         input.navigation ? 1 : 0,
+        input.sketch ?? null,
+        input.error ?? null,
       ],
     );
     const documentId = Number(document!.id);
@@ -76,11 +85,36 @@ export async function touchDocument(
 
 export async function listDocuments(ctx: SqlContext, options: { pathPrefix?: string } = {}): Promise<CorpusDocument[]> {
   const rows = options.pathPrefix
-    ? await ctx.driver.query(`SELECT * FROM corpus_documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path`, [
-        `${escapeLike(options.pathPrefix)}%`,
-      ])
-    : await ctx.driver.query('SELECT * FROM corpus_documents ORDER BY path');
+    ? await ctx.driver.query(
+        `SELECT ${documentColumns} FROM corpus_documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path`,
+        [`${escapeLike(options.pathPrefix)}%`],
+      )
+    : await ctx.driver.query(`SELECT ${documentColumns} FROM corpus_documents ORDER BY path`);
   return rows.map(toDocument);
+}
+
+export async function documentSketches(
+  ctx: SqlContext,
+  options: { pathPrefix: string },
+): Promise<{ path: string; kind: string; sketch: string }[]> {
+  const rows = await ctx.driver.query<{ path: string; kind: string; sketch: string }>(
+    `SELECT path, kind, sketch FROM corpus_documents
+     WHERE path LIKE ? ESCAPE '\\' AND sketch IS NOT NULL AND error IS NULL ORDER BY path`,
+    [`${escapeLike(options.pathPrefix)}%`],
+  );
+  return rows.map((row) => ({ path: String(row.path), kind: String(row.kind), sketch: String(row.sketch) }));
+}
+
+export async function markDuplicates(
+  ctx: SqlContext,
+  entries: { path: string; duplicateOf: string | null }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  forgetFrequencies(ctx);
+  await ctx.driver.transaction(async (tx) => {
+    for (const entry of entries)
+      await tx.query('UPDATE corpus_documents SET duplicate_of = ? WHERE path = ?', [entry.duplicateOf, entry.path]);
+  });
 }
 
 export async function removeDocuments(ctx: SqlContext, paths: string[]): Promise<number> {
@@ -268,7 +302,8 @@ export async function searchPassages(ctx: SqlContext, input: SearchPassagesInput
   if (terms.length === 0) return [];
   const limit = input.limit ?? 10;
   const prefixes = input.pathPrefixes ?? [];
-  const filter = prefixes.length ? ` AND (${prefixes.map(() => `d.path LIKE ? ESCAPE '\\'`).join(' OR ')})` : '';
+  // Mirrors and aggregates of other pages are never searched: their pages are.
+  const filter = ` AND d.duplicate_of IS NULL${prefixes.length ? ` AND (${prefixes.map(() => `d.path LIKE ? ESCAPE '\\'`).join(' OR ')})` : ''}`;
   const { fullText } = ctx.driver;
   const { idf, common } = await inverseFrequencies(ctx, terms);
   // A word in a large share of all passages finds everything and tells nothing: it still counts in

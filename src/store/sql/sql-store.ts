@@ -32,7 +32,9 @@ import { checkpointTables } from './checkpoints.ts';
 import { putBlobInTx } from './codec.ts';
 import { readSession, type SqlContext, touchSession } from './context.ts';
 import {
+  documentSketches,
   listDocuments,
+  markDuplicates,
   readPassages,
   refreshCorpusStatistics,
   removeDocuments,
@@ -234,6 +236,8 @@ export class SqlStore implements Store {
   upsertDocument = (input: UpsertDocumentInput) => upsertDocument(this.ctx, input);
   touchDocument = (input: { path: string; mtimeMs: number; size: number }) => touchDocument(this.ctx, input);
   listDocuments = (options?: { pathPrefix?: string }) => listDocuments(this.ctx, options);
+  documentSketches = (options: { pathPrefix: string }) => documentSketches(this.ctx, options);
+  markDuplicates = (entries: { path: string; duplicateOf: string | null }[]) => markDuplicates(this.ctx, entries);
   removeDocuments = (paths: string[]) => removeDocuments(this.ctx, paths);
   refreshCorpusStatistics = () => refreshCorpusStatistics(this.ctx);
   searchPassages = (input: SearchPassagesInput) => searchPassages(this.ctx, input);

@@ -4,6 +4,7 @@ import { join, resolve, sep } from 'node:path';
 import { invalidInput } from '../../../store/errors.ts';
 import type { CorpusDocument, Store } from '../../../store/store.ts';
 import { type DocumentKind, kindFromPath } from '../../extract/extracted-document.ts';
+import { findDuplicates } from './duplicates.ts';
 import { ExtractPool } from './extract-pool.ts';
 import type { ReadDocument } from './read-document.ts';
 
@@ -95,17 +96,44 @@ async function indexFolder(
   const files = (await listFiles(folder)).filter((path) => kindFromPath(path) !== null);
   const batch: Pending[] = [];
   let done = 0;
+  // Documents this folder's run stored or removed: when there are any, duplicates are found again.
+  let changed = 0;
   const flush = async () => {
     for (const pending of batch.splice(0)) {
       options.signal?.throwIfAborted();
       const { path, previous } = pending;
+      // A file that cannot be indexed is recorded with its reason and hash, so it is not read again
+      // until it changes (reading it again on every run was a large share of some runs' time).
+      const recordFailure = async (reason: string) => {
+        report.skipped.push({ path, reason });
+        await store.upsertDocument({
+          path,
+          title: path.split(sep).at(-1) ?? path,
+          kind: pending.kind,
+          size: pending.size,
+          mtimeMs: pending.mtimeMs,
+          contentHash: pending.contentHash,
+          chars: 0,
+          navigation: false,
+          passages: [],
+          error: reason.slice(0, 2000),
+        });
+        known.delete(path);
+        changed += 1;
+      };
       try {
-        const document = await pending.read;
+        let document: ReadDocument;
+        try {
+          document = await pending.read;
+        } catch (error) {
+          await recordFailure((error as Error).message || String(error));
+          continue;
+        }
         if (document.passages.length === 0) {
           // Text made only of headings and tables (a chapter's table of contents) has nothing to quote.
-          const reason =
-            document.chars > 0 ? 'only headings and tables, no prose (a table of contents?)' : 'no text found';
-          report.skipped.push({ path, reason });
+          await recordFailure(
+            document.chars > 0 ? 'only headings and tables, no prose (a table of contents?)' : 'no text found',
+          );
           continue;
         }
         await store.upsertDocument({
@@ -118,7 +146,9 @@ async function indexFolder(
           chars: document.chars,
           navigation: document.navigation,
           passages: document.passages,
+          sketch: document.sketch,
         });
+        changed += 1;
         known.delete(path);
         report[previous ? 'updated' : 'added'] += 1;
         report.passages += document.passages.length;
@@ -138,13 +168,18 @@ async function indexFolder(
       const info = await stat(path);
       if (info.size > maxFileBytes) {
         report.skipped.push({ path, reason: `too large (${info.size} bytes; the limit is ${maxFileBytes})` });
-      } else if (previous && previous.size === info.size && previous.mtimeMs === Math.floor(info.mtimeMs)) {
+      } else if (
+        previous &&
+        previous.size === info.size &&
+        previous.mtimeMs === Math.floor(info.mtimeMs) &&
+        (previous.sketched || previous.error !== null)
+      ) {
         known.delete(path);
         report.unchanged += 1;
       } else {
         const bytes = await readFile(path);
         const contentHash = createHash('sha256').update(bytes).digest('hex');
-        if (previous && previous.contentHash === contentHash) {
+        if (previous && previous.contentHash === contentHash && (previous.sketched || previous.error !== null)) {
           await store.touchDocument({ path, mtimeMs: Math.floor(info.mtimeMs), size: info.size });
           known.delete(path);
           report.unchanged += 1;
@@ -165,7 +200,23 @@ async function indexFolder(
   }
   await flush();
   options.onProgress?.({ done: files.length, total: files.length, path: folder });
-  report.removed += await store.removeDocuments([...known.keys()]);
+  const removed = await store.removeDocuments([...known.keys()]);
+  report.removed += removed;
+  if (changed + removed > 0) await markDuplicates(store, folder);
+}
+
+/** Finds the folder's mirrors and aggregates again and records what changed (`duplicates.ts`). */
+async function markDuplicates(store: Store, folder: string): Promise<void> {
+  const prefix = folderPrefix(folder);
+  const found = findDuplicates(await store.documentSketches({ pathPrefix: prefix }));
+  const current = new Map(
+    (await store.listDocuments({ pathPrefix: prefix })).map((document) => [document.path, document.duplicateOf]),
+  );
+  const changed = [...current.entries()]
+    .map(([path, duplicateOf]) => ({ path, before: duplicateOf, after: found.get(path) ?? null }))
+    .filter((entry) => entry.before !== entry.after)
+    .map(({ path, after }) => ({ path, duplicateOf: after }));
+  await store.markDuplicates(changed);
 }
 
 /** Files read ahead per extract thread: enough to keep every thread busy while the batch is stored. */

@@ -68,6 +68,62 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         expect(segments!.every((segment, index) => index === 0 || segment.at > segments![index - 1]!.at)).toBe(true);
       });
 
+      it('searches a page once: its source mirror and an aggregate of all pages are found at indexing and left out (issue 31)', async () => {
+        const manual = mkdtempSync(join(tmpdir(), 'quarry-mirrors-'));
+        try {
+          // Pages of different words, as a manual's pages are.
+          const words = (seed: number) =>
+            Array.from({ length: 400 }, (_, index) => `w${(index * 7919 + seed * 104729) % 100003}`);
+          const sentences = (topic: string) => {
+            const vocabulary = words(topic.length * 31 + topic.charCodeAt(0));
+            return Array.from(
+              { length: 12 },
+              (_, line) => `The ${topic} ${vocabulary.slice(line * 30, line * 30 + 30).join(' ')} ends here.`,
+            );
+          };
+          const html = (title: string, lines: string[]) =>
+            `<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${lines.map((line) => `<p>${line}</p>`).join('')}</main></body></html>`;
+          writeFileSync(join(manual, 'checkpoints.html'), html('Checkpoints', sentences('checkpoint')));
+          // The page's source, in its own markup, shipped beside it.
+          writeFileSync(
+            join(manual, 'checkpoints.txt'),
+            `Checkpoints\n===========\n\n${sentences('checkpoint')
+              .map((line) => `*${line}*`)
+              .join('\n\n')}\n`,
+          );
+          writeFileSync(join(manual, 'leases.html'), html('Leases', sentences('lease')));
+          // Every page in one.
+          writeFileSync(
+            join(manual, 'all.html'),
+            html('All pages', [...sentences('checkpoint'), ...sentences('lease'), 'The end of everything.']),
+          );
+          await indexFolders(database.store, [manual]);
+          const duplicates = Object.fromEntries(
+            (await database.store.listDocuments()).map((document) => [
+              document.path.slice(manual.length + 1),
+              document.duplicateOf?.startsWith(manual)
+                ? document.duplicateOf.slice(manual.length + 1)
+                : document.duplicateOf,
+            ]),
+          );
+          expect(duplicates).toEqual({
+            'all.html': '*',
+            'checkpoints.html': null,
+            'checkpoints.txt': 'checkpoints.html',
+            'leases.html': null,
+          });
+          const search = new LocalCorpusSearch(database.store, [manual]);
+          const found = await search.search('checkpoint ends', { maxResults: 5 });
+          // "ends" is on every page: each page once, no mirror, no aggregate.
+          expect(found.map((result) => result.url.split('/').at(-1)).sort()).toEqual([
+            'checkpoints.html',
+            'leases.html',
+          ]);
+        } finally {
+          rmSync(manual, { recursive: true, force: true });
+        }
+      });
+
       it('indexes every supported type and skips bad files with a reason', async () => {
         writeFileSync(join(folder, 'binary.txt'), Buffer.from([0x68, 0x69, 0x00, 0x01, 0x02]));
         writeFileSync(join(folder, 'broken.pdf'), '%PDF-1.4 this is not really a pdf');
@@ -97,8 +153,21 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         expect(progress.at(-1)).toBe(10);
         const documents = await database.store.listDocuments();
         const titles = Object.fromEntries(
-          documents.map((document) => [document.path.slice(folder.length + 1), document.title]),
+          documents
+            .filter((document) => document.error === null)
+            .map((document) => [document.path.slice(folder.length + 1), document.title]),
         );
+        // Files that could not be indexed are recorded with their reason (issue 31), so an unchanged
+        // one is not read again: the next run finds everything unchanged (the one too large is never read).
+        expect(
+          documents
+            .filter((document) => document.error !== null)
+            .map((document) => document.path.slice(folder.length + 1))
+            .sort(),
+        ).toEqual(['binary.txt', 'broken.pdf', 'chapter.html', 'latin1.md']);
+        const again = await indexFolders(database.store, [folder], { maxFileBytes: 4000 });
+        expect(again).toMatchObject({ added: 0, updated: 0, unchanged: 9, removed: 0 });
+        expect(again.skipped.map((skip) => skip.path.slice(folder.length + 1))).toEqual(['huge.md']);
         expect(titles).toEqual({
           'energy/solar-power.md': 'Solar power',
           'energy/tidal-energy.txt': 'Tidal energy',

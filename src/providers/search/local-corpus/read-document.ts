@@ -2,13 +2,16 @@ import type { PassageInput } from '../../../store/store.ts';
 import { extractDocument } from '../../extract/extract-document.ts';
 import type { DocumentKind } from '../../extract/extracted-document.ts';
 import { chunkText, isNavigationText } from './chunk-text.ts';
+import { sketchOf } from './duplicates.ts';
 
-/** A file as the index stores it: its title, its text's length, its passages, and whether it is navigation. */
+/** A file as the index stores it: its title, its text's length, its passages, whether it is navigation, its sketch. */
 export interface ReadDocument {
   title: string;
   chars: number;
   navigation: boolean;
   passages: PassageInput[];
+  /** Sampled shingle hashes of its text, to find mirrors and aggregates (`duplicates.ts`). */
+  sketch: string;
 }
 
 /** Extracts a file's text and cuts it into passages: the CPU-heavy part of indexing. Throws on malformed input. */
@@ -19,5 +22,6 @@ export async function readDocument(bytes: Uint8Array, kind: DocumentKind, path: 
     chars: extracted.text.length,
     navigation: isNavigationText(extracted.text, extracted.linkRanges),
     passages: chunkText(extracted.text, { linkRanges: extracted.linkRanges }),
+    sketch: sketchOf(extracted.text),
   };
 }
