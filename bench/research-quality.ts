@@ -142,7 +142,9 @@ function repeatedSentences(report: string): number {
   const prose = (report.split(/^## Sources\s*$/m)[0] ?? '').replace(/\[\d+\]/g, '');
   const counts = new Map<string, number>();
   for (const sentence of prose.split(/(?<=[.!?])\s+/)) {
-    const key = readable(sentence).replace(/[^\p{L}\p{N} ]/gu, '').trim();
+    const key = readable(sentence)
+      .replace(/[^\p{L}\p{N} ]/gu, '')
+      .trim();
     if (key.split(' ').length < 6) continue;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
