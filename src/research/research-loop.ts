@@ -91,6 +91,7 @@ async function readSource(
     query,
     provider: result.provider,
     relevance,
+    ...(chosen.lead !== undefined ? { lead: chosen.lead } : {}),
     ...(metadata.headings ? { headings: metadata.headings } : {}),
   };
   const provider = providers.find((each) => each.name === result.provider);
@@ -153,6 +154,8 @@ export interface ChosenSource {
   query: string;
   /** The result's score over the best score of its search (1 for the best), or by rank when unscored. */
   relevance: number;
+  /** Its place in the run's first search, when that search found it (0: that search's best). */
+  lead?: number;
 }
 
 /** True for results a report must never quote: navigation pages and link lists. */
@@ -171,8 +174,9 @@ export function chooseSources(
   queries: string[],
   alreadyVisited: string[],
   settings: ResearchSettings,
-  rank: (results: SearchResult[]) => SearchResult[] = (results) => results,
+  options: { rank?: (results: SearchResult[]) => SearchResult[]; first?: boolean } = {},
 ) {
+  const rank = options.rank ?? ((results: SearchResult[]) => results);
   const visited = new Set(alreadyVisited);
   const pages = new Set<string>();
   const chosen: ChosenSource[] = [];
@@ -189,7 +193,13 @@ export function chooseSources(
       visited.add(key);
       pages.add(page);
       taken += 1;
-      chosen.push({ result, query: queries[index]!, relevance: Number(relevance.get(result)!.toFixed(4)) });
+      const lead = options.first && index === 0 ? search.results.indexOf(result) : -1;
+      chosen.push({
+        result,
+        query: queries[index]!,
+        relevance: Number(relevance.get(result)!.toFixed(4)),
+        ...(lead >= 0 ? { lead } : {}),
+      });
     }
   });
   return { chosen, visited: [...visited] };
@@ -316,7 +326,10 @@ export async function researchLoop(
       ),
     );
     const rank = (results: SearchResult[]) => analyst.rankResults?.({ question, results }) ?? results;
-    const { chosen, visited } = chooseSources(searches, fresh, gathered.visited, settings, rank);
+    const { chosen, visited } = chooseSources(searches, fresh, gathered.visited, settings, {
+      rank,
+      first: iteration === 1 && prefix === '',
+    });
     gathered.visited = visited;
     const read = await mapConcurrent(chosen, RESEARCH_CONCURRENCY, (choice, index) =>
       readAndTakeNotes(ctx, deps, { question, settings, analyst, ledger, iteration, providers }, choice, {

@@ -15,10 +15,19 @@ export interface Note {
   score?: number;
   /** The section the note comes from (`Basic Usage`), when the source has headings. */
   heading?: string;
+  /** Its source's place among the pages of the run's first search (`SourceText.lead`). */
+  lead?: number;
   /** The note defines what the question asks about. */
   definition?: boolean;
   /** The source's own words the note rests on (a model's notes quote; extractive notes are quotes). */
   quote?: string;
+  /** When the note quotes two sentences (the second leans on the first): where the second starts in `text`. */
+  joined?: number;
+  /**
+   * The code block or list (Markdown, the source's own) that the note's sentence introduces ("use a
+   * command similar to the following:"): quoted with it, never the lead-in alone.
+   */
+  follows?: string;
   /** Whether `quote` was found in the source; a note that is `false` here is never cited. */
   verified?: boolean;
 }
@@ -36,6 +45,11 @@ export interface SourceText {
   error?: string;
   /** The search's own judgment of the source: its score over the best score of that search, 0 to 1. */
   relevance?: number;
+  /**
+   * The source's place among the pages of the run's first search (0: its best), when that search
+   * found it: the report's first citation never falls below what that search ranked first.
+   */
+  lead?: number;
   /** The section headings above the text (local documents). */
   headings?: string;
   /** Tokens of `text` (cl100k/o200k count), for the research state's tokens per source. */

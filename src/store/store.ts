@@ -745,7 +745,9 @@ export interface Store {
   /** Documents under a folder (all when omitted), by path; never their passages. */
   listDocuments(options?: { pathPrefix?: string }): Promise<CorpusDocument[]>;
   /** The sketches of the documents under a folder (documents without one are left out), by path. */
-  documentSketches(options: { pathPrefix: string }): Promise<{ path: string; kind: string; sketch: string }[]>;
+  documentSketches(options: {
+    pathPrefix: string;
+  }): Promise<{ path: string; kind: string; title: string; sketch: string }[]>;
   /** Records what documents duplicate (`CorpusDocument.duplicateOf`), in one transaction. */
   markDuplicates(entries: { path: string; duplicateOf: string | null }[]): Promise<void>;
   /** Removes documents and their passages; returns how many documents. */

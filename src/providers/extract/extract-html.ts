@@ -176,14 +176,15 @@ export async function extractHtml(html: string, options: ExtractHtmlOptions = {}
 
 /**
  * What a local document page is called: its `<title>`, the page's own name for itself. Its first
- * `<h1>` only when the title holds that heading and more (the site's name: "json — JSON encoder and
- * decoder — Python 3.11 documentation" titles a page headed "json — JSON encoder and decoder"); a
- * heading the title does not hold ("1. Overview") names a part of the page, not the page.
+ * `<h1>` only when the title opens with that heading and goes on with the site's name ("json — JSON
+ * encoder and decoder — Python 3.11 documentation" titles a page headed "json — JSON encoder and
+ * decoder"); a heading the title does not open with names a part of the page ("1. Overview"), or
+ * the site (a banner's "Node.js v18 documentation"), not the page.
  */
 export function pageTitleOf(input: { pageTitle: string; heading: string; url?: string }): string {
   const { pageTitle, heading, url } = input;
-  const held = heading && heading.length <= 200 && pageTitle.toLowerCase().includes(heading.toLowerCase());
-  return ((held ? heading : pageTitle || heading) || url || 'Untitled').slice(0, 300);
+  const opens = heading && heading.length <= 200 && pageTitle.toLowerCase().startsWith(heading.toLowerCase());
+  return ((opens ? heading : pageTitle || heading) || url || 'Untitled').slice(0, 300);
 }
 
 /** Unix newlines, no NUL or trailing spaces, at most one blank line in a row. */

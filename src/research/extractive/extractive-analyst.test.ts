@@ -75,7 +75,10 @@ describe('the extractive analyst', () => {
       settings,
     });
     const written = (await call.run(signal)).output;
-    expect(written).toMatch(/with the directory path \[1\]\.$/);
+    // The lead-in comes with the command it introduces (issue 31), never its colon alone.
+    expect(written).toBe(
+      'To create a virtual environment, decide upon a directory where you want to place it, and run the `venv` module as a script with the directory path [1].\n\n```\npython -m venv tutorial-env\n```',
+    );
   });
 
   it('answers from the reference before release notes, unless the question asks what changed', async () => {

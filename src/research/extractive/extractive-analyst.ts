@@ -98,9 +98,9 @@ function scoreSentences(
   // The first searches ask the question itself; later ones follow leads, and their top hit counts less.
   const relevance = (source.relevance ?? 0.5) * (iteration === 1 ? 1 : 0.6);
   const contexts = new Map<string, number>();
-  return candidates.map((placed) => {
-    const { sentence, headings, opensSection } = placed;
-    const words = new Set(stems(sentence.text));
+  const score = (placed: Placed, text: string, opensSection: boolean): number => {
+    const { headings } = placed;
+    const words = new Set(stems(text));
     let own = coverage(profile, words);
     // The sentence that opens a section speaks of what the section's heading names (a glossary entry's
     // definition rarely repeats its term).
@@ -115,24 +115,33 @@ function scoreSentences(
     // A sentence that is about little else ("Wait until the thread terminates.") answers more
     // directly than a long one that mentions the same words among many others.
     const focus = words.size ? [...words].filter((term) => profile.terms.includes(term)).length / words.size : 0;
-    let score = 0.5 * own + 0.2 * context + 0.3 * relevance + FOCUS_WEIGHT * focus;
-    if (isDefinition(profile, placed) || tellsHow(profile, sentence.text)) score += 0.25;
+    let total = 0.5 * own + 0.2 * context + 0.3 * relevance + FOCUS_WEIGHT * focus;
+    if (isDefinition(profile, { ...placed, opensSection }, text) || tellsHow(profile, text)) total += 0.25;
     // The subject named whole ("the with statement", not "with" and "statement" apart).
-    if (mentionsSubject(profile, sentence.text) || (opensSection && mentionsSubject(profile, lastHeading(headings)))) {
-      score += 0.15;
+    if (mentionsSubject(profile, text) || (opensSection && mentionsSubject(profile, lastHeading(headings)))) {
+      total += 0.15;
     }
-    if (opensSection) score += 0.05;
+    if (opensSection) total += 0.05;
     // A lead says what its page or section is for ("The argparse module makes it easy to write
     // user-friendly command-line interfaces."): the page's lead (before its first section heading)
     // counts as much as the page's title is about the question, a section's first sentence as much
     // as its heading is.
-    if (!headings.includes(' › ')) score += LEAD_WEIGHT * context;
-    else if (opensSection) score += LEAD_WEIGHT * named;
+    if (!headings.includes(' › ')) total += LEAD_WEIGHT * context;
+    else if (opensSection) total += LEAD_WEIGHT * named;
     // A lead-in ("…, run the venv module as a script:") says how, but reads as a fragment.
-    if (sentence.text.endsWith(':')) score -= 0.05;
+    if (text.endsWith(':')) total -= 0.05;
     // A version note ("Changed in version 3.9: …") records history, not what something is or does.
-    if (VERSION_NOTE.test(sentence.text)) score -= 0.3;
-    return score;
+    if (VERSION_NOTE.test(text)) total -= 0.3;
+    return total;
+  };
+  return candidates.map((placed) => {
+    const { sentence } = placed;
+    if (sentence.joined === undefined) return score(placed, sentence.text, placed.opensSection);
+    // A pair is quoted for its second sentence, which cannot stand alone: it scores as that sentence
+    // would, and yields to its first sentence alone when that one answers at least as well.
+    const first = score(placed, sentence.text.slice(0, sentence.joined), placed.opensSection);
+    const second = score(placed, sentence.text.slice(sentence.joined), false);
+    return second > first ? second : first - 0.001;
   });
 }
 
@@ -141,9 +150,9 @@ function scoreSentences(
  * …"), or it opens a section named exactly that (a glossary entry: "decorator — A function returning
  * another function…").
  */
-function isDefinition(profile: QuestionProfile, placed: Placed): boolean {
+function isDefinition(profile: QuestionProfile, placed: Placed, text = placed.sentence.text): boolean {
   if (profile.kind !== 'definition') return false;
-  if (definesSubject(profile, placed.sentence.text)) return true;
+  if (definesSubject(profile, text)) return true;
   return placed.opensSection && namesSubject(profile, lastHeading(placed.headings));
 }
 
@@ -216,20 +225,22 @@ export class ExtractiveAnalyst implements Analyst {
         markCode(question)
           .toLowerCase()
           .match(/`[^`\n]+`|[\p{L}\p{N}_.-]+/gu) ?? [];
-      const content = words.filter((word) => profile.terms.includes(stemWord(word)));
-      const queries = [content.join(' ') || question.trim()];
+      // Each content word once ("line by line" is one "line").
+      const content = [
+        ...new Map(
+          words.filter((word) => profile.terms.includes(stemWord(word))).map((word) => [stemWord(word), word]),
+        ).values(),
+      ];
+      const candidates = [content.join(' ') || question.trim()];
       // Each subject of a comparison or definition on its own, then the heaviest terms together.
-      for (const subject of profile.subjects) queries.push(subject);
+      for (const subject of profile.subjects) candidates.push(subject);
       const heaviest = [...content].sort(
         (a, b) => (profile.weights.get(stemWord(b)) ?? 1) - (profile.weights.get(stemWord(a)) ?? 1),
       );
-      if (heaviest.length > 2) queries.push(heaviest.slice(0, 2).join(' '));
-      return {
-        queries: [...new Set(queries.map((query) => query.trim()).filter(Boolean))].slice(
-          0,
-          settings.queriesPerIteration,
-        ),
-      };
+      if (heaviest.length > 2) candidates.push(heaviest.slice(0, 2).join(' '));
+      const queries: string[] = [];
+      for (const query of candidates) if (isNewQuery(query, queries, profile.terms.length)) queries.push(query.trim());
+      return { queries: queries.slice(0, settings.queriesPerIteration) };
     });
   }
 
@@ -245,11 +256,13 @@ export class ExtractiveAnalyst implements Analyst {
       const ranked = candidates
         .map((placed, index) => ({ placed, score: scores[index]!, index }))
         .filter((entry) => entry.score > 0);
-      const chosen = selectDiverse(
-        ranked,
-        NOTES_PER_SOURCE,
-        (entry) => entry.score,
-        (entry) => new Set(stems(entry.placed.sentence.text)),
+      const chosen = withoutOverlaps(
+        selectDiverse(
+          ranked,
+          NOTES_PER_SOURCE,
+          (entry) => entry.score,
+          (entry) => new Set(stems(entry.placed.sentence.text)),
+        ),
       ).sort((a, b) => a.index - b.index);
       return chosen.map(({ placed, score }, index) => {
         const heading = lastHeading(placed.headings);
@@ -264,6 +277,9 @@ export class ExtractiveAnalyst implements Analyst {
           iteration,
           score: Number(score.toFixed(4)),
           ...(heading ? { heading } : {}),
+          ...(source.lead !== undefined ? { lead: source.lead } : {}),
+          ...(placed.sentence.follows ? { follows: placed.sentence.follows } : {}),
+          ...(placed.sentence.joined !== undefined ? { joined: placed.sentence.joined } : {}),
           ...(isDefinition(profile, placed) ? { definition: true } : {}),
           // The note is the source's own sentence, placed by its offsets.
           verified: true,
@@ -288,8 +304,9 @@ export class ExtractiveAnalyst implements Analyst {
       // A sentence that names the subject and covers the question, from a top result: answered.
       const answered = useful.some((note) => (note.score ?? 0) >= 0.9 && note.definition);
       if (answered) return { done: true, reason: 'a top source defines what the question asks about', nextQueries: [] };
-      // Pseudo-relevance feedback: the section headings and titles of the best sources name what
-      // the question is about in the documents' own words.
+      // Pseudo-relevance feedback (RM3): the words the best passages use most, beyond the question's,
+      // are the documents' own words for what it asks; each next query is the question's core terms
+      // with some of them.
       const profile = profileQuestion(question);
       const surface = new Map<string, string>();
       for (const word of markCode(question)
@@ -301,36 +318,17 @@ export class ExtractiveAnalyst implements Analyst {
         .sort((a, b) => (profile.weights.get(b) ?? 1) - (profile.weights.get(a) ?? 1))
         .slice(0, 2)
         .map((term) => surface.get(term) ?? term);
-      const askedSet = new Set(asked.map((query) => query.toLowerCase()));
+      const expansion = feedbackTerms(useful, profile.terms);
       const feedback: string[] = [];
-      // Only the best two sources lead on: their headings are the documents' own words for the topic.
-      const leads = new Set(
-        [...useful]
-          .sort((a, b) => (b.score ?? 0) - (a.score ?? 0))
-          .map((note) => note.url)
-          .filter((url, index, all) => all.indexOf(url) === index)
-          .slice(0, 2),
-      );
-      for (const note of [...useful]
-        .filter((each) => leads.has(each.url))
-        .sort((a, b) => (b.score ?? 0) - (a.score ?? 0))) {
-        for (const phrase of [note.heading ?? '', note.title]) {
-          // A lead names the question's topic in other words: it shares a word with the question and
-          // is prose, not an API signature (whose words would send the next search elsewhere).
-          if (isCodeHeading(phrase) || !stems(phrase).some((term) => profile.terms.includes(term))) continue;
-          const extra = (phrase.toLowerCase().match(/[\p{L}][\p{L}\p{N}_-]+/gu) ?? []).filter(
-            (word) => word.length > 2 && !profile.terms.includes(stemWord(word)) && !stopLike.has(word),
-          );
-          if (extra.length === 0) continue;
-          const query = [...new Set([...core, ...extra.slice(0, 2)])].join(' ');
-          if (!askedSet.has(query) && !feedback.includes(query)) feedback.push(query);
-        }
+      for (let at = 0; at + 1 < expansion.length && feedback.length < settings.queriesPerIteration; at += 2) {
+        const query = [...core, ...expansion.slice(at, at + 2)].join(' ');
+        if (isNewQuery(query, [...asked, ...feedback], 2)) feedback.push(query);
       }
-      if (feedback.length === 0) return { done: true, reason: 'no unexplored headings left', nextQueries: [] };
+      if (feedback.length === 0) return { done: true, reason: 'no new words to search for', nextQueries: [] };
       return {
         done: false,
-        reason: `${fresh.size} new terms; following the best sources' headings`,
-        nextQueries: feedback.slice(0, settings.queriesPerIteration),
+        reason: `${fresh.size} new terms; searching the best passages' own words: ${expansion.slice(0, 4).join(', ')}`,
+        nextQueries: feedback,
       };
     });
   }
@@ -344,7 +342,11 @@ export class ExtractiveAnalyst implements Analyst {
 
   writeSection({ notes, citationFor, onDelta }: Parameters<Analyst['writeSection']>[0]) {
     return local(() => {
-      const text = notes.map((note) => cited(note, citationFor)).join(' ');
+      const text = notes
+        .map((note) => cited(note, citationFor))
+        .join(' ')
+        .replace(/ *\n\n+ */g, '\n\n')
+        .trim();
       onDelta?.(text);
       return text;
     });
@@ -393,17 +395,102 @@ export class ExtractiveAnalyst implements Analyst {
         (entry) => termsOf(entry.note),
       );
       if (best.length === 0) return 'The sources gathered so far do not address this question.';
-      return best.map(({ note }) => cited(note, citationFor)).join(' ');
+      return best
+        .map(({ note }) => cited(note, citationFor))
+        .join(' ')
+        .replace(/ *\n\n+ */g, '\n\n')
+        .trim();
     });
   }
 }
 
 /**
- * A note as a sentence of the report: its words, its citation, a period. The note's own closing
- * mark goes (a lead-in's colon too: the list or code it led to is not quoted).
+ * A note as a sentence of the report: its words, its citation, a period (the note's own closing mark
+ * goes). A lead-in comes with the code block or list it introduces, each list item cited.
  */
 function cited(note: Note, citationFor: Record<string, number>): string {
-  return `${note.text.replace(/[.!?:]$/, '')} [${citationFor[note.url]}].`;
+  const number = citationFor[note.url];
+  // Every sentence of a quote carries its citation (a quote may be two: one leaning on the other).
+  const parts =
+    note.joined === undefined ? [note.text] : [note.text.slice(0, note.joined), note.text.slice(note.joined)];
+  const sentence = parts.map((part) => `${part.trim().replace(/[.!?:]$/, '')} [${number}].`).join(' ');
+  if (!note.follows) return sentence;
+  const block = note.follows.startsWith('```')
+    ? note.follows
+    : note.follows
+        .split('\n')
+        .map((line) => (/^\s*(?:[-*+]|\d+[.)])\s/.test(line) ? `${line.replace(/[.;,]?\s*$/, '')} [${number}]` : line))
+        .join('\n');
+  return `\n\n${sentence}\n\n${block}\n\n`;
+}
+
+/**
+ * Notes of a source that share no words: of a sentence and the pair it opens (with the sentence
+ * leaning on it), the pair when both were chosen, since it says more; otherwise the better one.
+ */
+function withoutOverlaps<T extends { placed: Placed; score: number }>(entries: T[]): T[] {
+  const kept: T[] = [];
+  for (const entry of [...entries].sort((a, b) => b.score - a.score)) {
+    const { start, end } = entry.placed;
+    const overlap = kept.findIndex((other) => start < other.placed.end && other.placed.start < end);
+    if (overlap === -1) kept.push(entry);
+    else if (start <= kept[overlap]!.placed.start && end >= kept[overlap]!.placed.end) kept[overlap] = entry;
+  }
+  return kept;
+}
+
+/** Most expansion words a round of feedback adds, best first. */
+const FEEDBACK_TERMS = 6;
+/** Passages pseudo-relevance feedback reads: the best notes. */
+const FEEDBACK_NOTES = 10;
+
+/**
+ * RM3's relevance model over the best notes: each word weighs its share of a note's words, times
+ * the note's score, summed over the notes; the question's own words, stop words, numbers and
+ * words of one note only are left out. Returns surface words (as written), best first.
+ */
+export function feedbackTerms(notes: readonly Note[], questionTerms: readonly string[]): string[] {
+  const best = [...notes].sort((a, b) => (b.score ?? 0) - (a.score ?? 0)).slice(0, FEEDBACK_NOTES);
+  const weights = new Map<string, number>();
+  const seenIn = new Map<string, number>();
+  const forms = new Map<string, Map<string, number>>();
+  for (const note of best) {
+    const words = (note.text.toLowerCase().match(/[\p{L}][\p{L}\p{N}_]*/gu) ?? []).filter(
+      (word) => word.length > 2 && !stopLike.has(word),
+    );
+    const counts = new Map<string, number>();
+    for (const word of words) {
+      const term = stemWord(word);
+      if (!term || questionTerms.includes(term)) continue;
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+      const variants = forms.get(term) ?? new Map<string, number>();
+      variants.set(word, (variants.get(word) ?? 0) + 1);
+      forms.set(term, variants);
+    }
+    for (const [term, count] of counts) {
+      weights.set(term, (weights.get(term) ?? 0) + ((note.score ?? 0) * count) / Math.max(1, words.length));
+      seenIn.set(term, (seenIn.get(term) ?? 0) + 1);
+    }
+  }
+  return [...weights.entries()]
+    .filter(([term]) => (seenIn.get(term) ?? 0) >= 2)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, FEEDBACK_TERMS)
+    .map(([term]) => [...forms.get(term)!.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0]);
+}
+
+/**
+ * A query worth searching: at least two different words (one when the question has only one), no
+ * word twice, and not the same words as a query asked before, in any order.
+ */
+export function isNewQuery(query: string, asked: readonly string[], minimumWords: number): boolean {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  if (new Set(words).size !== words.length) return false;
+  if (new Set(words).size < Math.min(2, Math.max(1, minimumWords))) return false;
+  const key = [...new Set(words)].sort().join(' ');
+  return !asked.some(
+    (other) => [...new Set(other.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])].sort().join(' ') === key,
+  );
 }
 
 /** Words of headings that say nothing about a topic. */
@@ -419,6 +506,44 @@ function stemWord(word: string): string {
 }
 
 /**
+ * The page the overview answers from: the best page of the run's first search that has something
+ * relevant to quote. What the loop found later may add sections, never take the first citation from
+ * the first search's best page (a page whose title merely shares a word with the question used to).
+ * Without a first search to go by (a follow-up), the best page by its notes.
+ */
+function answeringSource(bySource: Map<string, Note[]>, scores: Map<string, number>): string {
+  const led = [...bySource.entries()]
+    .map(([url, members]) => ({ url, lead: Math.min(...members.map((note) => note.lead ?? Number.POSITIVE_INFINITY)) }))
+    .filter((entry) => Number.isFinite(entry.lead))
+    .sort((a, b) => a.lead - b.lead || a.url.localeCompare(b.url));
+  if (led[0]) return led[0].url;
+  return [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+}
+
+/**
+ * A heading that is an identifier, not words: a requirement id (`R-52032-06717`), an anchor, a call
+ * signature (`os.cpus()`), a file name; a section is never titled by one.
+ */
+export function isIdentifierHeading(heading: string): boolean {
+  const text = heading.trim();
+  return (
+    /^[A-Z]+-\d{3,}(?:-\d+)*/.test(text) ||
+    /^#|^[\w.]+#[\w-]+$/.test(text) ||
+    /^[\w.$]+\([^)]*\)\s*$/.test(text) ||
+    /^[\w./-]+\.(?:html?|txt|md|rst)$/.test(text) ||
+    !/\p{L}{3,}/u.test(text) ||
+    isCodeHeading(text)
+  );
+}
+
+/** A section's title: its heading, else its page's title, in words (never an identifier). */
+function sectionTitleOf(note: Note): string {
+  if (note.heading && note.heading !== note.title && !isIdentifierHeading(note.heading)) return note.heading;
+  if (!isIdentifierHeading(note.title)) return note.title;
+  return `More from ${note.title}`;
+}
+
+/**
  * The first outline: an overview of the sentences that best answer the question from the best
  * source (a definition first for "what is" questions), then one section per relevant section of the
  * sources, best first, each above the relevance floor. Nothing below the floor is written.
@@ -427,10 +552,13 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
   const size = sizes[settings.reportLength];
   const title = shortTitle(question);
   const best = Math.max(0, ...notes.map((note) => note.score ?? 0));
-  // A sentence met again in a later iteration counts once.
+  // A sentence met again (in a later iteration, or on another page that repeats it) counts once.
   const seen = new Set<string>();
   const relevant = notes.filter((note) => {
-    const key = `${note.url}\u0000${note.text}`;
+    const key = note.text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
     if (seen.has(key) || (note.score ?? 0) < best * NOTE_FLOOR || (note.score ?? 0) <= 0) return false;
     seen.add(key);
     return true;
@@ -454,7 +582,8 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
     );
   };
   const scores = new Map([...bySource.entries()].map(([url, members]) => [url, sourceScore(members)]));
-  const [bestUrl, bestScore] = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
+  const bestUrl = answeringSource(bySource, scores);
+  const bestScore = scores.get(bestUrl)!;
   const bestNotes = bySource.get(bestUrl)!;
   const overview = selectDiverse(
     [...bestNotes].sort((a, b) => Number(b.definition ?? false) - Number(a.definition ?? false)),
@@ -491,7 +620,7 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
       termsOf,
     ).sort((a, b) => (a.start ?? 0) - (b.start ?? 0));
     const first = members[0]!;
-    let sectionTitle = first.heading && first.heading !== first.title ? first.heading : first.title;
+    let sectionTitle = sectionTitleOf(first);
     if (titles.has(sectionTitle.toLowerCase())) sectionTitle = `${sectionTitle} (${first.title})`;
     titles.add(sectionTitle.toLowerCase());
     sections.push({

@@ -11,9 +11,45 @@ describe('sentences', () => {
     expect(texts(text)).toEqual([
       'Call `os.path.join(a, b). Then` returns a path, e.g. a file name in a folder.',
       'Dr. J. Smith wrote the module in 1998 for the team.',
-      'It is still used today by many people.',
+      // "It" leans on the sentence before it: the two are one quote, never "It…" alone (issue 31).
+      'Dr. J. Smith wrote the module in 1998 for the team. It is still used today by many people.',
     ]);
     for (const sentence of sentences(text)) expect(text.slice(sentence.start, sentence.end)).toBe(sentence.text);
+  });
+
+  it('never quotes a sentence that leans on the one before it alone (issue 31)', () => {
+    // The false statement of issue 31: two true sentences of different paragraphs made one claim.
+    const text = [
+      'The default threading mode of the library is called serialized mode.',
+      '## Multi-thread',
+      'This means multiple threads can safely use the same connection.',
+      'In multi-thread mode, a database connection must not be used in two threads at once.',
+      'These restrictions apply to prepared statements too. It is checked at run time.',
+    ].join('\n\n');
+    // A leaning sentence with nothing before it in its paragraph is left out, and so is one leaning on it.
+    expect(texts(text)).toEqual([
+      'The default threading mode of the library is called serialized mode.',
+      'In multi-thread mode, a database connection must not be used in two threads at once.',
+    ]);
+    for (const sentence of sentences(text)) expect(text.slice(sentence.start, sentence.end)).toBe(sentence.text);
+  });
+
+  it('quotes a lead-in only with the code block or list it introduces (issue 31)', () => {
+    const text = [
+      'To rebuild the index while writes continue, use a command similar to the following:',
+      '```\nREINDEX INDEX CONCURRENTLY my_index;\n```',
+      'The server accepts these options as follows:',
+      '- `fast` skips the checks\n- `full` checks every page',
+      'Run the check with the verbose flag, and compare the output with the following:',
+      'Nothing of the output is shown here, and the page goes on about something else entirely.',
+    ].join('\n\n');
+    const units = sentences(text);
+    const reindex = units.find((unit) => unit.text.startsWith('To rebuild the index'));
+    expect(reindex?.follows).toBe('```\nREINDEX INDEX CONCURRENTLY my_index;\n```');
+    const options = units.find((unit) => unit.text.startsWith('The server accepts'));
+    expect(options?.follows).toBe('- `fast` skips the checks\n- `full` checks every page');
+    expect(units.some((unit) => unit.text.startsWith('Run the check with the verbose flag'))).toBe(false);
+    for (const unit of units) expect(text.slice(unit.start, unit.end)).toContain(unit.text);
   });
 
   it('keeps a numbered heading or list label whole instead of ending a sentence after its number', () => {
@@ -31,7 +67,7 @@ describe('sentences', () => {
     );
     expect(texts(text)).toEqual([
       'See the notes by J. Smith for the details of the module.',
-      'It is short but it is there.',
+      'See the notes by J. Smith for the details of the module. It is short but it is there.',
     ]);
     expect(linkRanges.map(([start, end]) => text.slice(start, end))).toEqual(['the notes by J. Smith']);
   });

@@ -1,4 +1,8 @@
-/** A sentence of a source's text, with its character offsets in that text. */
+/**
+ * A quotable unit of a source's text, with its character offsets in that text: one sentence, or a
+ * sentence with what it cannot stand without (the sentence before it that it leans on, the code
+ * block or list it introduces).
+ */
 export interface Sentence {
   text: string;
   start: number;
@@ -6,6 +10,55 @@ export interface Sentence {
   /** Index of the prose block (paragraph) it belongs to, and its place in it. */
   block: number;
   index: number;
+  /** The code block or list (Markdown) a lead-in introduces, quoted with it; `text` is the lead-in. */
+  follows?: string;
+  /** When the unit is two sentences (the second leans on the first: "This means…"): where the second starts in `text`. */
+  joined?: number;
+}
+
+/**
+ * A sentence that leans on the one before it: it opens with a word that points back ("This
+ * means…", "It returns…", "These…", "However, …"). Quoted alone, it says something about whatever
+ * the writer put before it, which may be a different thing entirely.
+ */
+export function leansOnPrevious(sentence: string): boolean {
+  return /^(?:this|that|these|those|it|its|it's|they|them|their|such|here|there|then|thus|hence|therefore|however|otherwise|instead|also|likewise|similarly|conversely|consequently|accordingly|nevertheless|moreover|furthermore|additionally|meanwhile|in this case|in that case|in addition|as a result|for this reason|for example|for instance|in other words|on the other hand|in contrast|this way|doing so|so)\b/i.test(
+    sentence.trim(),
+  );
+}
+
+/** A sentence that announces what follows it ("use a command similar to the following:"). */
+export function introducesFollowing(sentence: string): boolean {
+  const trimmed = sentence.trim();
+  return (
+    /:$/.test(trimmed) || /\b(?:as follows|the following|like this|like so|shown below|below)[.:]?$/i.test(trimmed)
+  );
+}
+
+/** Longest code block or list quoted with the lead-in that introduces it, in characters. */
+const FOLLOWING_CHARS = 1200;
+
+/**
+ * The code block or list right after `end` in `text` (blank lines between allowed), as Markdown, or
+ * null when something else follows, or it is too long to quote.
+ */
+function followingBlock(text: string, end: number): { block: string; end: number } | null {
+  const rest = text.slice(end);
+  const gap = /^[^\S\n]*\n(?:[^\S\n]*\n)*/.exec(rest)?.[0];
+  if (gap === undefined) return null;
+  const after = rest.slice(gap.length);
+  const fence = /^```[^\n]*\n[\s\S]*?\n```/.exec(after);
+  let block: string | null = fence ? fence[0] : null;
+  if (!block) {
+    const lines: string[] = [];
+    for (const line of after.split('\n')) {
+      if (/^\s*(?:[-*+]|\d+[.)])\s+\S/.test(line) || (lines.length > 0 && /^\s{2,}\S/.test(line))) lines.push(line);
+      else break;
+    }
+    block = lines.length > 0 ? lines.join('\n') : null;
+  }
+  if (!block || block.length > FOLLOWING_CHARS) return null;
+  return { block, end: end + gap.length + block.length };
 }
 
 /** Words that end in a period without ending a sentence. */
@@ -143,7 +196,8 @@ export function isProse(sentence: string, names: ReadonlySet<string> = new Set()
   // A fragment (an option's or a table cell's description) starts in lower case; a sentence does not,
   // unless it opens with a name.
   const opening = /^[\p{L}_][\p{L}\p{N}_]*/u.exec(sentence)?.[0] ?? '';
-  if (/^\p{Ll}/u.test(sentence) && !names.has(opening)) return false;
+  // ("the", "a" or "it" in some code span of the page never makes "the file is deleted" a sentence.)
+  if (/^\p{Ll}/u.test(sentence) && (!names.has(opening) || functionWords.has(opening))) return false;
   const tokens = sentence.split(/\s+/).filter(Boolean);
   if (tokens.length < 6) return false;
   const wordLike = tokens.filter((token) => /^[("'“‘]?[\p{L}][\p{L}'’-]*[)"'”’,.;:!?]*$/u.test(token)).length;
@@ -154,19 +208,46 @@ export function isProse(sentence: string, names: ReadonlySet<string> = new Set()
 }
 
 /**
- * The prose sentences of a text, in order, with their offsets: headings, tables, code blocks and
- * fragments (code, table cells, lead-ins) are left out; every sentence is the source's own words.
+ * The quotable units of a text, in order, with their offsets: prose sentences, each the source's own
+ * words. Headings, tables, code blocks and fragments (code, table cells) are left out. A sentence
+ * that leans on the one before it comes joined to it (never alone, and never when that one is not
+ * prose); a sentence that introduces a code block or list comes with it, and is left out when
+ * nothing it can bring follows.
  */
 export function sentences(text: string): Sentence[] {
   const result: Sentence[] = [];
   const names = codeNames(text);
   proseBlocks(text).forEach((block, blockIndex) => {
     let index = 0;
+    let previous: Sentence | null = null;
     for (const piece of splitBlock(block.text)) {
       const flat = piece.text.replace(/\s*\n\s*/g, ' ');
-      if (!isProse(flat, names)) continue;
       const start = block.start + piece.start;
-      result.push({ text: flat, start, end: start + piece.text.length, block: blockIndex, index: index++ });
+      const end = start + piece.text.length;
+      const lead = introducesFollowing(flat);
+      // A lead-in is judged on its words; its colon says only that something follows.
+      if (!isProse(lead ? flat.replace(/:$/, '.') : flat, names)) {
+        previous = null;
+        continue;
+      }
+      let unit: Sentence = { text: flat, start, end, block: blockIndex, index: index++ };
+      if (leansOnPrevious(flat)) {
+        if (!previous || previous.joined !== undefined || previous.follows) {
+          previous = null;
+          continue;
+        }
+        unit = { ...unit, text: `${previous.text} ${flat}`, start: previous.start, joined: previous.text.length + 1 };
+      }
+      if (lead) {
+        const following = followingBlock(text, end);
+        if (!following) {
+          previous = null;
+          continue;
+        }
+        unit = { ...unit, follows: following.block, end: following.end };
+      }
+      result.push(unit);
+      previous = unit;
     }
   });
   return result;

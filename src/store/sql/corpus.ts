@@ -96,13 +96,18 @@ export async function listDocuments(ctx: SqlContext, options: { pathPrefix?: str
 export async function documentSketches(
   ctx: SqlContext,
   options: { pathPrefix: string },
-): Promise<{ path: string; kind: string; sketch: string }[]> {
-  const rows = await ctx.driver.query<{ path: string; kind: string; sketch: string }>(
-    `SELECT path, kind, sketch FROM corpus_documents
+): Promise<{ path: string; kind: string; title: string; sketch: string }[]> {
+  const rows = await ctx.driver.query<{ path: string; kind: string; title: string; sketch: string }>(
+    `SELECT path, kind, title, sketch FROM corpus_documents
      WHERE path LIKE ? ESCAPE '\\' AND sketch IS NOT NULL AND error IS NULL ORDER BY path`,
     [`${escapeLike(options.pathPrefix)}%`],
   );
-  return rows.map((row) => ({ path: String(row.path), kind: String(row.kind), sketch: String(row.sketch) }));
+  return rows.map((row) => ({
+    path: String(row.path),
+    kind: String(row.kind),
+    title: String(row.title),
+    sketch: String(row.sketch),
+  }));
 }
 
 export async function markDuplicates(

@@ -13,10 +13,19 @@ const SHINGLE_WORDS = 5;
 const SAMPLE = 8;
 /** A hash found in more documents than this is boilerplate (a licence, a footer), not shared content. */
 const COMMON = 20;
-/** Fewer sampled shingles than this, and a document is too short to judge. */
-const MIN_SAMPLES = 6;
+/** Fewer sampled shingles than this (about 150 words), and a document is too short to judge. */
+const MIN_SAMPLES = 20;
 /** Share of a document's sampled shingles another holds for the other to contain it. */
 const CONTAINED = 0.6;
+/** Share of a mirror's sampled shingles the page it mirrors must hold (in another format, a little less). */
+const MIRRORED = 0.9;
+/** Share of an aggregate's own sampled shingles that the pages it holds must account for. */
+const MADE_OF = 0.7;
+/**
+ * Pages an aggregate holds at least: every page of a manual in one. A page that includes a few
+ * shared fragments (Git's log page holds its option lists, each also a page) is still a page.
+ */
+const AGGREGATE_PARTS = 8;
 
 /** FNV-1a, 32 bits: fast, and spreads five-word strings well enough for sampling. */
 function hash(text: string): number {
@@ -51,6 +60,7 @@ function decode(sketch: string): Uint32Array {
 export interface SketchedDocument {
   path: string;
   kind: string;
+  title: string;
   sketch: string;
 }
 
@@ -62,8 +72,8 @@ function preferred(a: SketchedDocument, b: SketchedDocument): SketchedDocument {
 }
 
 /**
- * For every document, what it duplicates: `AGGREGATE` for a document that holds most of two or more
- * others half its size or less; the path of the page it mirrors (two documents that each hold most of
+ * For every document, what it duplicates: `AGGREGATE` for a document made mostly of eight or more
+ * other pages of its kind; the path of the page it mirrors (two documents that each hold most of
  * the other; the preferred one stays); or null. Deterministic: the same documents give the same answer.
  */
 export function findDuplicates(documents: readonly SketchedDocument[]): Map<string, string | null> {
@@ -89,17 +99,36 @@ export function findDuplicates(documents: readonly SketchedDocument[]): Map<stri
   const duplicateOf = new Map<string, string | null>(documents.map((document) => [document.path, null]));
   const contains = (outer: number, inner: number) =>
     samples[inner]!.length >= MIN_SAMPLES && (shared.get(inner)?.get(outer) ?? 0) / samples[inner]!.length >= CONTAINED;
+  const share = (outer: number, inner: number) =>
+    samples[inner]!.length >= MIN_SAMPLES ? (shared.get(inner)?.get(outer) ?? 0) / samples[inner]!.length : 0;
   documents.forEach((document, index) => {
+    // Pages like it (an HTML page made of HTML pages): a page that includes fragments shipped as
+    // sources of their own (Git's option lists) is a page, not an aggregate.
     const parts = [...(shared.get(index)?.keys() ?? [])].filter(
-      (other) => contains(index, other) && samples[index]!.length >= 1.5 * samples[other]!.length,
+      (other) =>
+        documents[other]!.kind === document.kind &&
+        contains(index, other) &&
+        samples[index]!.length >= 1.5 * samples[other]!.length,
     );
-    if (parts.length >= 2) duplicateOf.set(document.path, AGGREGATE);
+    if (parts.length < AGGREGATE_PARTS) return;
+    // Mostly made of those pages: a page that merely includes a shared list of options is not one.
+    const covered = new Set(parts.flatMap((part) => [...samples[part]!]));
+    const own = samples[index]!;
+    if (own.filter((value) => covered.has(value)).length >= MADE_OF * own.length)
+      duplicateOf.set(document.path, AGGREGATE);
   });
   documents.forEach((document, index) => {
     if (duplicateOf.get(document.path) !== null) return;
+    // The same page: in another format (a source beside its HTML), nearly all of it in the other;
+    // in the same format, all but nothing different, under the same title.
     const mirrors = [...(shared.get(index)?.keys() ?? [])]
       .filter((other) => duplicateOf.get(documents[other]!.path) !== AGGREGATE)
-      .filter((other) => contains(index, other) && contains(other, index))
+      .filter((other) => {
+        const them = documents[other]!;
+        if ((them.kind === 'html') !== (document.kind === 'html'))
+          return share(other, index) >= CONTAINED && (share(index, other) >= CONTAINED || them.kind === 'html');
+        return share(other, index) >= MIRRORED && share(index, other) >= MIRRORED && them.title === document.title;
+      })
       .map((other) => documents[other]!);
     const best = mirrors.reduce((chosen, other) => preferred(chosen, other), document);
     if (best !== document) duplicateOf.set(document.path, best.path);
