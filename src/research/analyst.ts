@@ -1,4 +1,3 @@
-import type { SearchResult } from '../providers/search/search-provider.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import type { Note, Outline, OutlineSection, ResearchState, SourceText } from './research-types.ts';
 
@@ -63,12 +62,6 @@ export interface Analyst {
     context?: string;
     state?: ResearchState;
   }): AnalystCall<{ queries: string[] }>;
-  /**
-   * The results of one search in the order they should be read, judged against the question (a
-   * local computation, run again on replay; the search's own results are what is journaled). When
-   * absent, the search's order stands.
-   */
-  rankResults?(input: { question: string; results: SearchResult[] }): SearchResult[];
   /** Notes from one source; ids start with `idPrefix`. */
   takeNotes(input: {
     question: string;

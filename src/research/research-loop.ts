@@ -325,9 +325,9 @@ export async function researchLoop(
         searchAll(providers, query, settings.sourcesPerQuery * CANDIDATES_PER_SOURCE, signal),
       ),
     );
-    const rank = (results: SearchResult[]) => analyst.rankResults?.({ question, results }) ?? results;
+    // Read in each search's own order: a re-ranking by title and heading words (it lifted pages that
+    // merely name a question's word) showed no gain on every labeled corpus, so none is done.
     const { chosen, visited } = chooseSources(searches, fresh, gathered.visited, settings, {
-      rank,
       first: iteration === 1 && prefix === '',
     });
     gathered.visited = visited;

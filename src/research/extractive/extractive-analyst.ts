@@ -1,4 +1,3 @@
-import type { SearchResult } from '../../providers/search/search-provider.ts';
 import type { Analyst, AnalystCall } from '../analyst.ts';
 import {
   asksWhatChanged,
@@ -16,7 +15,6 @@ import type { ResearchSettings } from '../research-settings.ts';
 import type { Note, Outline, OutlineSection, SourceText } from '../research-types.ts';
 import { isCodeHeading, isReleaseNotes, lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
-import { rankResults } from './rank-results.ts';
 import { type Sentence, sentences } from './sentences.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */
@@ -242,10 +240,6 @@ export class ExtractiveAnalyst implements Analyst {
       for (const query of candidates) if (isNewQuery(query, queries, profile.terms.length)) queries.push(query.trim());
       return { queries: queries.slice(0, settings.queriesPerIteration) };
     });
-  }
-
-  rankResults({ question, results }: { question: string; results: SearchResult[] }) {
-    return rankResults(profileQuestion(question), results);
   }
 
   takeNotes({ question, source, iteration, idPrefix }: Parameters<Analyst['takeNotes']>[0]) {
