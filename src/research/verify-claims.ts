@@ -115,7 +115,9 @@ export function checkClaims(
       }
       const urls = new Set(known.map((number) => urlByNumber.get(number)));
       // The sources' own words only: a model's paraphrase in a note is no evidence of itself.
-      const passages = notes.filter((note) => urls.has(note.url)).map((note) => note.quote ?? note.text);
+      const passages = notes
+        .filter((note) => urls.has(note.url))
+        .map((note) => (note.follows ? `${note.quote ?? note.text}\n${note.follows}` : (note.quote ?? note.text)));
       const support = new Set(passages.flatMap((passage) => stems(passage)));
       const words = [...new Set(stems(claim.replace(/\[[\d,\s]+\]/g, '')))];
       const share = words.length ? words.filter((word) => support.has(word)).length / words.length : 1;

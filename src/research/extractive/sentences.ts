@@ -37,6 +37,8 @@ export function introducesFollowing(sentence: string): boolean {
 
 /** Longest code block or list quoted with the lead-in that introduces it, in characters. */
 const FOLLOWING_CHARS = 1200;
+/** Longest list item quoted with its list. */
+const LIST_ITEM_CHARS = 200;
 
 /**
  * The code block or list right after `end` in `text` (blank lines between allowed), as Markdown, or
@@ -50,10 +52,14 @@ function followingBlock(text: string, end: number): { block: string; end: number
   const fence = /^```[^\n]*\n[\s\S]*?\n```/.exec(after);
   let block: string | null = fence ? fence[0] : null;
   if (!block) {
+    // A list of short items, one line each (each is cited where it is written; an item of several
+    // lines or sentences is a paragraph, not a list entry to quote).
     const lines: string[] = [];
     for (const line of after.split('\n')) {
-      if (/^\s*(?:[-*+]|\d+[.)])\s+\S/.test(line) || (lines.length > 0 && /^\s{2,}\S/.test(line))) lines.push(line);
-      else break;
+      if (/^\s{2,}\S/.test(line)) return null;
+      if (!/^\s*(?:[-*+]|\d+[.)])\s+\S/.test(line)) break;
+      if (line.length > LIST_ITEM_CHARS || /[.!?]\s+\S/.test(line)) return null;
+      lines.push(line);
     }
     block = lines.length > 0 ? lines.join('\n') : null;
   }
@@ -191,6 +197,8 @@ function codeNames(text: string): Set<string> {
  */
 export function isProse(sentence: string, names: ReadonlySet<string> = new Set()): boolean {
   if (sentence.length > 500) return false;
+  // A sentence ends as one (a heading, a link or a table of contents entry does not).
+  if (!/[.!?:][)"'”’\]]*$/.test(sentence.trim())) return false;
   // A lead-in to a list or code ("To create one, run:") is prose only when it says enough on its own.
   if (/:$/.test(sentence) && sentence.split(/\s+/).length < 10) return false;
   // A fragment (an option's or a table cell's description) starts in lower case; a sentence does not,

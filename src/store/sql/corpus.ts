@@ -184,10 +184,20 @@ function titleHead(title: string): Set<string> {
 }
 
 /**
+ * Release notes and changelogs, by their title ("What’s New In Python 3.8", "E.1. Release 15.2"): they
+ * tell when something changed, and mention everything; a question about how something works is
+ * answered by the reference. They count half, unless the query asks about change or versions.
+ */
+function isHistory(title: string): boolean {
+  return /\b(?:what[’']?s new|release notes?|changelog|change log|changes in|release \d)/i.test(title);
+}
+const historyTerms = new Set(['new', 'chang', 'releas', 'version', 'add', 'deprecat', 'remov', 'histor'].map(stem));
+
+/**
  * BM25F over the candidates: each field's term frequency normalized by that field's own length, so a
  * title repeated on every passage of a page does not favour the shortest passages; plus a bonus for a
  * section or page named exactly what the query asks about (a glossary entry, a module's page); times
- * the prose weight (link lists and navigation pages last).
+ * the prose weight (link lists and navigation pages last) and the history weight (`isHistory`).
  */
 function rankCandidates(candidates: Candidate[], query: string[], idf: Map<string, number>): PassageHit[] {
   const average = (field: Field) =>
@@ -195,6 +205,7 @@ function rankCandidates(candidates: Candidate[], query: string[], idf: Map<strin
   const averages = { title: average('title'), headings: average('headings'), text: average('text') };
   // What the query is about: its terms that are not everywhere ("python" in Python's own manual).
   const specific = query.filter((term) => (idf.get(term) ?? 0) >= 1.6);
+  const asksHistory = query.some((term) => historyTerms.has(term));
   const wanted = new Set(specific.length > 0 ? specific : query);
   return candidates
     .map(({ hit, counts, lengths, headingStems }) => {
@@ -213,7 +224,10 @@ function rankCandidates(candidates: Candidate[], query: string[], idf: Map<strin
         [...wanted].every((term) => stemSet.has(term)) && [...stemSet].every((term) => query.includes(term));
       // A page named for the subject (a module's page) is about it more surely than a section that is.
       const bonus = named(titleHead(hit.title)) ? score * 0.6 + 2 : headingStems.some(named) ? score * 0.4 + 1 : 0;
-      const total = (score + bonus) * proseWeight(hit.linkDensity, hit.navigation);
+      const total =
+        (score + bonus) *
+        proseWeight(hit.linkDensity, hit.navigation) *
+        (asksHistory || !isHistory(hit.title) ? 1 : 0.5);
       return { ...hit, score: Number(total.toFixed(6)) };
     })
     .sort((a, b) => b.score - a.score || a.passageId - b.passageId);
