@@ -127,6 +127,74 @@ async function answerFromNotes(
 }
 
 /**
+ * The follow-up's answer in the conversation, when the analyst has no model: its few best sentences
+ * from every note the session has, cited with the new report version's numbers (a source that
+ * version does not cite gets the next number), each claim checked; posted once as the assistant's
+ * reply, with its sources.
+ */
+async function answerInConversation(
+  ctx: RunContext,
+  deps: ResearchDependencies,
+  input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
+  notes: Note[],
+  written: { citations: CitedSource[] },
+): Promise<string> {
+  const { question, settings, analyst, ledger } = input;
+  const citations: CitedSource[] = [...written.citations];
+  const numbered = new Set(citations.map((source) => source.url));
+  for (const note of citable(notes)) {
+    if (numbered.has(note.url)) continue;
+    numbered.add(note.url);
+    citations.push({ number: citations.length + 1, url: note.url, title: note.title });
+  }
+  const draft = await think(
+    ctx,
+    ledger,
+    { key: 'follow-up/answer', phase: 'write' },
+    analyst.answer({
+      question,
+      notes: citable(notes),
+      report: '',
+      conversation: '',
+      citationFor: Object.fromEntries(citations.map((source) => [source.url, source.number])),
+      settings,
+    }),
+  );
+  return ctx.step({ key: 'follow-up/answer/publish', phase: 'write' }, async () => {
+    const byNumber = new Map(citations.map((source) => [source.number, source]));
+    const identity = new Map([...byNumber.keys()].map((number) => [number, number]));
+    const urlByNumber = new Map(citations.map((source) => [source.number, source.url]));
+    const claims = settleClaims(
+      checkClaims([{ title: 'Answer', text: draft }], urlByNumber, citable(notes)),
+      new Map(),
+      identity,
+    );
+    const cited = [...new Set(citedNumbers(draft))]
+      .sort((a, b) => a - b)
+      .flatMap((number) => byNumber.get(number) ?? []);
+    const versions = (await deps.store.listRuns(ctx.sessionId)).filter(
+      (run) => run.id !== ctx.runId && run.status === 'completed' && (run.output as Partial<ResearchOutput>)?.report,
+    ).length;
+    const answer = markClaims(
+      `${draft}\n\n${renderAnswerSources(cited)}\n_Researched further: report version ${versions + 1} has the rest._`.trim(),
+      claims,
+    );
+    const existing = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'write' });
+    if (!existing.some((message) => message.role === 'assistant')) {
+      await deps.store.appendMessage({
+        sessionId: ctx.sessionId,
+        role: 'assistant',
+        content: answer,
+        runId: ctx.runId,
+        phase: 'write',
+        fence: ctx.fence,
+      });
+    }
+    return answer;
+  });
+}
+
+/**
  * A question on a finished session: answered from the stored notes when they cover it, otherwise
  * researched further into a new report version, starting from the research state the session kept.
  * Depends only on the store, never on process memory.
@@ -168,17 +236,26 @@ export async function runFollowUp(
     prefix: 'follow-up/',
     firstQueries: plan.queries,
   });
+  // The new version answers the follow-up from what this run found (the earlier notes were chosen,
+  // and scored, for the earlier question), or from everything when it found nothing new.
+  const found = citable(gathered.notes.slice(known));
+  const offline = !analyst.usesModel;
   const written = await writeReport(ctx, deps, {
     question,
     settings,
     analyst,
     ledger,
-    notes: gathered.notes,
+    notes: found.length > 0 ? gathered.notes.slice(known) : gathered.notes,
     state: gathered.state,
     prefix: 'follow-up/',
+    // Without a model the report is quotes in the order of the sources' sections: the conversation
+    // gets the few sentences that best answer the follow-up instead (below).
+    post: !offline,
   });
+  const answer = offline ? await answerInConversation(ctx, deps, input, gathered.notes, written) : undefined;
   return {
     ...written,
+    ...(answer ? { answer } : {}),
     notes: gathered.notes.slice(known),
     queries: gathered.asked.slice(context.asked.length),
     visited: gathered.visited,

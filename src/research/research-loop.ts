@@ -328,7 +328,7 @@ export async function researchLoop(
     // Read in each search's own order: a re-ranking by title and heading words (it lifted pages that
     // merely name a question's word) showed no gain on every labeled corpus, so none is done.
     const { chosen, visited } = chooseSources(searches, fresh, gathered.visited, settings, {
-      first: iteration === 1 && prefix === '',
+      first: iteration === 1,
     });
     gathered.visited = visited;
     const read = await mapConcurrent(chosen, RESEARCH_CONCURRENCY, (choice, index) =>

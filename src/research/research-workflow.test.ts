@@ -159,6 +159,12 @@ describe('research workflow', () => {
     const researched = (await runner().runSession(session.id)).output as ResearchOutput;
     expect(researched.report).toContain('waggle');
     expect(researched.report).not.toBe(output.report);
+    // Offline, the conversation gets the few sentences that answer the follow-up, cited, not the
+    // report again (issue 31); the report is the new version.
+    expect(researched.answer).toContain('waggle');
+    expect(researched.answer).toMatch(/\[\d+\]/);
+    expect(researched.answer).toContain('report version 2');
+    expect(researched.answer!.length).toBeLessThan(researched.report!.length);
     const runs = await database.store.listRuns(session.id);
     expect(runs.map((run) => [run.kind, run.status])).toEqual([
       ['initial', 'completed'],
@@ -181,7 +187,40 @@ describe('research workflow', () => {
     expect(exported).toContain('## Conversation');
     expect(exported).toContain('### Where is the La Rance tidal station?');
     expect(exported).toContain(answer.answer!);
-    expect(exported).toContain('_Answered with report version 2 (above)._');
+    expect(exported).toContain(researched.answer!);
+  });
+
+  it('cites first the best page of its first search, never demoting it for another page (issue 31)', async () => {
+    // The page the search ranks first answers; the overview used to answer from whichever page had
+    // the best-scoring single sentence, whatever the search said.
+    writeFileSync(
+      join(folder, 'ocean-cycles.md'),
+      [
+        '# Ocean cycles',
+        'Spring tides form when the Sun, the Moon and the Earth line up, so that the pulls of the Sun and of the Moon on the oceans add together.',
+        'Spring tides form twice a month, at new moon and at full moon, and spring tides are the highest tides of the month.',
+        'Neap tides form at the quarter moons, when the two pulls partly cancel and the tides are lowest.',
+      ].join('\n\n'),
+    );
+    // One short, focused sentence on a page the search ranks lower: its note scores best.
+    writeFileSync(
+      join(folder, 'almanac.md'),
+      [
+        '# Harbour almanac',
+        'Spring tides form at new and full moon.',
+        'The almanac lists the opening hours of the harbour office, the ferry times and the fish market days for the whole year.',
+      ].join('\n\n'),
+    );
+    for (const question of ['How do spring tides form?', QUESTION, 'What lake fills the caldera of Mount Mazama?']) {
+      const { session, output } = await researchToEnd(question);
+      const steps = await database.store.listSteps(session.id);
+      const firstSearch = steps.filter((step) => /search-\d+$/.test(step.key)).sort((a, b) => a.seq - b.seq)[0]!;
+      const ranked = (firstSearch.output as { results: { url: string }[] }).results.map((result) => result.url);
+      const cited = output.citations.map((source) => source.url);
+      // The first cited page is the best-ranked page of the first search that the report quotes.
+      expect(cited[0], question).toBe(ranked.find((url) => cited.includes(url)));
+      if (question.startsWith('How do spring')) expect(cited[0]).toContain('ocean-cycles.md');
+    }
   });
 
   it('ends with the same report after SIGKILL of the worker mid-research and a resume', async () => {

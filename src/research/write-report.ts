@@ -62,6 +62,8 @@ interface WriteInput {
   notes: Note[];
   state: ResearchState;
   prefix: string;
+  /** Post the report as the run's assistant message (default); a follow-up may answer in its own words instead. */
+  post?: boolean;
 }
 
 /**
@@ -190,7 +192,7 @@ export async function writeReport(
     for (const claim of flagged) await ctx.emit('claim-flag', claim);
     // Idempotent: a retry of this step after a crash must not post the report twice.
     const posted = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'verify' });
-    if (!posted.some((message) => message.role === 'assistant')) {
+    if (input.post !== false && !posted.some((message) => message.role === 'assistant')) {
       await deps.store.appendMessage({
         sessionId: ctx.sessionId,
         role: 'assistant',

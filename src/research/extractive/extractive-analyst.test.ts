@@ -47,6 +47,24 @@ describe('the extractive analyst', () => {
     );
   });
 
+  it('answers from the best page of the first search that it can quote, whatever another page scores (issue 31)', async () => {
+    const question = 'How do I parse command-line arguments?';
+    const searched = { ...argparse, lead: 0 };
+    // A page the first search ranked second, titled for the question, with one dense sentence.
+    const titled = source(
+      'file:///docs/howto/parse-command-line-arguments.html',
+      'Parse command-line arguments',
+      'Parse command-line arguments with a parser that reads each command-line argument and parses arguments.',
+    );
+    const { overview, notes } = await overviewOf(question, [searched, { ...titled, lead: 1 }]);
+    expect(overview[0]!.url).toBe(argparse.url);
+    // Without a first search to go by, the better-scoring page answers (a follow-up's rule).
+    const unled = notes.map(({ lead: _lead, ...note }) => note);
+    const outline = (await analyst.outline({ question, notes: unled, settings }).run(signal)).output;
+    const first = unled.find((note) => note.id === outline.sections[0]!.noteIds[0]);
+    expect(first?.url).toBe(titled.url);
+  });
+
   it('takes the sentence that says how ("To create …, …") and writes a lead-in without its colon', async () => {
     const tutorial = source(
       'file:///docs/tutorial/venv.html',

@@ -398,6 +398,11 @@ export class ExtractiveAnalyst implements Analyst {
   }
 }
 
+/** The sentences a note quotes: one, or the two of a pair. */
+function sentencesOf(note: Note): string[] {
+  return note.joined === undefined ? [note.text] : [note.text.slice(0, note.joined), note.text.slice(note.joined)];
+}
+
 /**
  * A note as a sentence of the report: its words, its citation, a period (the note's own closing mark
  * goes). A lead-in comes with the code block or list it introduces, each list item cited.
@@ -405,8 +410,7 @@ export class ExtractiveAnalyst implements Analyst {
 function cited(note: Note, citationFor: Record<string, number>): string {
   const number = citationFor[note.url];
   // Every sentence of a quote carries its citation (a quote may be two: one leaning on the other).
-  const parts =
-    note.joined === undefined ? [note.text] : [note.text.slice(0, note.joined), note.text.slice(note.joined)];
+  const parts = sentencesOf(note);
   const sentence = parts.map((part) => `${part.trim().replace(/[.!?:]$/, '')} [${number}].`).join(' ');
   if (!note.follows) return sentence;
   const block = note.follows.startsWith('```')
@@ -547,16 +551,21 @@ function draftOutline(question: string, notes: readonly Note[], settings: Resear
   const title = shortTitle(question);
   const best = Math.max(0, ...notes.map((note) => note.score ?? 0));
   // A sentence met again (in a later iteration, or on another page that repeats it) counts once.
+  // (By sentence: a pair and a sentence of it quoted alone from another read share one.)
   const seen = new Set<string>();
-  const relevant = notes.filter((note) => {
-    const key = note.text
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, ' ')
-      .trim();
-    if (seen.has(key) || (note.score ?? 0) < best * NOTE_FLOOR || (note.score ?? 0) <= 0) return false;
-    seen.add(key);
-    return true;
-  });
+  const kept = new Set<Note>();
+  for (const note of [...notes].sort((a, b) => (b.score ?? 0) - (a.score ?? 0))) {
+    const keys = sentencesOf(note).map((sentence) =>
+      sentence
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, ' ')
+        .trim(),
+    );
+    if (keys.some((key) => seen.has(key)) || (note.score ?? 0) < best * NOTE_FLOOR || (note.score ?? 0) <= 0) continue;
+    for (const key of keys) seen.add(key);
+    kept.add(note);
+  }
+  const relevant = notes.filter((note) => kept.has(note));
   if (relevant.length === 0) return { title, sections: [] };
   // The best source: its best note, helped by its second best (a page that answers more than once).
   const bySource = new Map<string, Note[]>();

@@ -23,12 +23,16 @@ describe('sentences', () => {
       'The default threading mode of the library is called serialized mode.',
       '## Multi-thread',
       'This means multiple threads can safely use the same connection.',
+      '## Temporary files',
+      'This module creates temporary files and directories.',
       'In multi-thread mode, a database connection must not be used in two threads at once.',
       'These restrictions apply to prepared statements too. It is checked at run time.',
     ].join('\n\n');
     // A leaning sentence with nothing before it in its paragraph is left out, and so is one leaning on it.
+    // A sentence that points back at the heading it opens the section of stands.
     expect(texts(text)).toEqual([
       'The default threading mode of the library is called serialized mode.',
+      'This module creates temporary files and directories.',
       'In multi-thread mode, a database connection must not be used in two threads at once.',
     ]);
     for (const sentence of sentences(text)) expect(text.slice(sentence.start, sentence.end)).toBe(sentence.text);

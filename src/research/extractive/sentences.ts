@@ -17,14 +17,22 @@ export interface Sentence {
 }
 
 /**
- * A sentence that leans on the one before it: it opens with a word that points back ("This
- * means…", "It returns…", "These…", "However, …"). Quoted alone, it says something about whatever
- * the writer put before it, which may be a different thing entirely.
+ * How a sentence leans on what comes before it. `connective`: it goes on from the sentence before
+ * ("This means…", "However, …", "For example, …"), so it is quoted only with it. `referring`: it
+ * points back at something named before ("It returns…", "This module…", "These…"), which may be the
+ * heading above it when it opens a section. Null: it stands on its own. Quoted alone, a leaning
+ * sentence says something about whatever the writer put before it, which may be another thing.
  */
-export function leansOnPrevious(sentence: string): boolean {
-  return /^(?:this|that|these|those|it|its|it's|they|them|their|such|here|there|then|thus|hence|therefore|however|otherwise|instead|also|likewise|similarly|conversely|consequently|accordingly|nevertheless|moreover|furthermore|additionally|meanwhile|in this case|in that case|in addition|as a result|for this reason|for example|for instance|in other words|on the other hand|in contrast|this way|doing so|so)\b/i.test(
-    sentence.trim(),
-  );
+export function leansOnPrevious(sentence: string): 'connective' | 'referring' | null {
+  const text = sentence.trim();
+  if (
+    /^(?:(?:this|that) (?:means|is why|is because|way)|then|thus|hence|therefore|however|otherwise|instead|also|likewise|similarly|conversely|consequently|accordingly|nevertheless|nonetheless|moreover|furthermore|additionally|meanwhile|in this case|in that case|in addition|as a result|for this reason|for example|for instance|in other words|on the other hand|in contrast|doing so|so)\b/i.test(
+      text,
+    )
+  )
+    return 'connective';
+  if (/^(?:this|that|these|those|it|its|it's|they|them|their|such)\b/i.test(text)) return 'referring';
+  return null;
 }
 
 /** A sentence that announces what follows it ("use a command similar to the following:"). */
@@ -95,29 +103,34 @@ function isProseLine(line: string): boolean {
 }
 
 /** Paragraphs of prose with their offsets: fenced code and the lines above are left out. */
-function proseBlocks(text: string): { text: string; start: number }[] {
-  const blocks: { text: string; start: number }[] = [];
+function proseBlocks(text: string): { text: string; start: number; afterHeading: boolean }[] {
+  const blocks: { text: string; start: number; afterHeading: boolean }[] = [];
   let offset = 0;
   let fenced = false;
-  let open: { text: string; start: number; end: number } | null = null;
+  let open: { text: string; start: number; end: number; afterHeading: boolean } | null = null;
+  // Whether the last line that was not blank is a heading: the next block opens its section.
+  let headingAbove = true;
   const close = () => {
-    if (open) blocks.push({ text: open.text, start: open.start });
+    if (open) blocks.push({ text: open.text, start: open.start, afterHeading: open.afterHeading });
     open = null;
   };
   for (const line of text.split('\n')) {
     const start = offset;
     offset += line.length + 1;
+    const heading = !fenced && /^#{1,6}\s/.test(line.trim());
     if (line.trimStart().startsWith('```')) {
       fenced = !fenced;
       close();
+      headingAbove = false;
       continue;
     }
     if (fenced || !isProseLine(line)) {
       close();
+      if (line.trim()) headingAbove = heading;
       continue;
     }
     const listItem = /^\s*([-*+]|\d+[.)])\s+/.exec(line);
-    const current = open as { text: string; start: number; end: number } | null;
+    const current = open as { text: string; start: number; end: number; afterHeading: boolean } | null;
     // A list item starts its own block; other lines continue the paragraph they follow.
     if (current && !listItem && current.end === start - 1) {
       current.text += `\n${line}`;
@@ -126,8 +139,9 @@ function proseBlocks(text: string): { text: string; start: number }[] {
       close();
       const body = listItem ? line.slice(listItem[0].length) : line;
       const at = start + line.indexOf(body);
-      open = { text: body, start: at, end: start + line.length };
+      open = { text: body, start: at, end: start + line.length, afterHeading: headingAbove };
     }
+    headingAbove = false;
   }
   close();
   return blocks;
@@ -225,9 +239,12 @@ export function isProse(sentence: string, names: ReadonlySet<string> = new Set()
 export function sentences(text: string): Sentence[] {
   const result: Sentence[] = [];
   const names = codeNames(text);
+  // No sentence quoted yet since the last heading (or the page's start): the next one opens the section.
+  let sectionOpen = true;
   proseBlocks(text).forEach((block, blockIndex) => {
     let index = 0;
     let previous: Sentence | null = null;
+    if (block.afterHeading) sectionOpen = true;
     for (const piece of splitBlock(block.text)) {
       const flat = piece.text.replace(/\s*\n\s*/g, ' ');
       const start = block.start + piece.start;
@@ -239,7 +256,12 @@ export function sentences(text: string): Sentence[] {
         continue;
       }
       let unit: Sentence = { text: flat, start, end, block: blockIndex, index: index++ };
-      if (leansOnPrevious(flat)) {
+      // The first sentence under a heading may point back at what the heading names ("This module
+      // provides…" under "tempfile — Generate temporary files"): it stands; one that goes on from
+      // a sentence ("This means…") never does.
+      const leaning = leansOnPrevious(flat);
+      const opensSection = sectionOpen;
+      if (leaning === 'connective' || (leaning === 'referring' && !opensSection)) {
         if (!previous || previous.joined !== undefined || previous.follows) {
           previous = null;
           continue;
@@ -256,6 +278,7 @@ export function sentences(text: string): Sentence[] {
       }
       result.push(unit);
       previous = unit;
+      sectionOpen = false;
     }
   });
   return result;
