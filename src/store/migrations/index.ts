@@ -10,6 +10,7 @@ import { recordStepFunction } from './009-record-step-function.ts';
 import { tokenParents } from './010-token-parents.ts';
 import { stopReasons } from './011-stop-reasons.ts';
 import { corpusDuplicates } from './012-corpus-duplicates.ts';
+import { journalInOnePlace } from './013-journal-in-one-place.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -26,6 +27,7 @@ export const migrations: readonly Migration[] = [
   tokenParents,
   stopReasons,
   corpusDuplicates,
+  journalInOnePlace,
 ];
 
 export const latestSchemaVersion = migrations.length;

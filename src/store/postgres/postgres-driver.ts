@@ -42,7 +42,6 @@ const dialect: SqlDialect = {
   likeOperator: 'ILIKE',
   crossProcessNotifications: true,
   ownerLock: "SELECT pg_advisory_xact_lock(hashtext('quarry owner'), hashtext(?)) AS locked",
-  journalFunctions: true,
 };
 
 /** Rows per multi-row INSERT (10 bound values each; PostgreSQL allows 65,535). */
@@ -192,7 +191,7 @@ export class PostgresDriver implements SqlDriver {
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
   /** Statements as sent, by their `?` text (placeholders rewritten once). */
-  private readonly statements = new Map<string, { text: string; name?: string }>();
+  private readonly statements = new Map<string, { text: string }>();
   /** Connections that reported an error; released ones are ended, never handed out again. */
   private readonly broken = new WeakSet<ClientBase>();
   private readonly reconnectDelaysMs: readonly number[];
@@ -272,19 +271,14 @@ export class PostgresDriver implements SqlDriver {
   }
 
   /**
-   * The statement to send for `sql`. A call of one of Quarry's functions (a step's begin or complete,
-   * run for every step) is a named prepared statement: each connection parses and plans it once, not
-   * on every call, and a function call's plan does not depend on its arguments.
+   * The statement to send for `sql`, its `?` placeholders as PostgreSQL's `$n`; texts are cached
+   * while there is room (some are built per call: IN lists, term counts).
    */
-  private statement(sql: string): { text: string; name?: string } {
+  private statement(sql: string): { text: string } {
     let statement = this.statements.get(sql);
     if (statement) return statement;
     statement = { text: toPostgresPlaceholders(sql) };
-    // The function calls are few and fixed: each gets a name for the driver's life (names come from a
-    // count that only grows, so no name ever means two texts). Other texts are cached while there is
-    // room: some are built per call (IN lists, term counts).
-    if (/^SELECT \* FROM quarry_\w+\([?, ]*\)$/.test(sql)) statement.name = `quarry_${this.statements.size}`;
-    if (statement.name || this.statements.size < 1_000) this.statements.set(sql, statement);
+    if (this.statements.size < 1_000) this.statements.set(sql, statement);
     return statement;
   }
 

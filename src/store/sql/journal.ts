@@ -25,7 +25,6 @@ import {
 } from './codec.ts';
 import { checkFence, readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
-import { beginStepInOneStatement, completeStepInOneStatement, recordStepInOneStatement } from './journal-functions.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
@@ -167,7 +166,6 @@ async function completeStepInTx(
 }
 
 export function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
-  if (ctx.driver.dialect.journalFunctions) return beginStepInOneStatement(ctx, fence, input);
   return ctx.driver.transaction(async (tx) => {
     await checkFence(ctx, tx, fence);
     return beginStepInTx(ctx, tx, fence, input);
@@ -175,7 +173,6 @@ export function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepInput):
 }
 
 export function completeStep(ctx: SqlContext, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
-  if (ctx.driver.dialect.journalFunctions) return completeStepInOneStatement(ctx, fence, input);
   return ctx.driver.transaction(async (tx) => {
     await checkFence(ctx, tx, fence);
     return completeStepInTx(ctx, tx, fence, input);
@@ -183,7 +180,6 @@ export function completeStep(ctx: SqlContext, fence: Fence, input: CompleteStepI
 }
 
 export function recordStep(ctx: SqlContext, fence: Fence, input: RecordStepInput): Promise<StepRecord> {
-  if (ctx.driver.dialect.journalFunctions) return recordStepInOneStatement(ctx, fence, input);
   return ctx.driver.transaction(async (tx) => {
     await checkFence(ctx, tx, fence);
     await beginStepInTx(ctx, tx, fence, { ...input, events: [] });

@@ -30,11 +30,6 @@ export interface SqlDialect {
    * counted under it), or null where write transactions already take turns (SQLite).
    */
   readonly ownerLock: string | null;
-  /**
-   * True when the database has the journal functions (migration 6): beginning and completing a step
-   * are one statement each, one round trip. Worth it where a round trip costs (a network database).
-   */
-  readonly journalFunctions: boolean;
 }
 
 /** A passage as the full-text dialect writes it. */

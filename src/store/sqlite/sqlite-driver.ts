@@ -34,7 +34,6 @@ const dialect: SqlDialect = {
   likeOperator: 'LIKE',
   crossProcessNotifications: false,
   ownerLock: null,
-  journalFunctions: false,
 };
 
 /** Quiet time after a commit before the WAL is checkpointed, in ms. */
