@@ -8,6 +8,7 @@ import { type Gathered, researchLoop } from './research-loop.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import { readResearchState } from './research-state.ts';
 import type { CitedSource, Note, ResearchOutput, ResearchState } from './research-types.ts';
+import { FOLLOW_UP_SCOPE, stepKeys } from './step-keys.ts';
 import { type Ledger, think } from './think.ts';
 import { checkClaims, markClaims, settleClaims } from './verify-claims.ts';
 import { judgeClaims, writeReport } from './write-report.ts';
@@ -28,7 +29,7 @@ interface FollowUpContext {
 
 /** Everything a follow-up starts from, read from the store once and journaled (so replay agrees). */
 async function loadContext(ctx: RunContext, deps: ResearchDependencies): Promise<FollowUpContext> {
-  return ctx.step({ key: 'follow-up/context', phase: 'plan' }, async () => {
+  return ctx.step({ key: stepKeys.followUpContext, phase: 'plan' }, async () => {
     const runs = await deps.store.listRuns(ctx.sessionId);
     const previous = runs
       .filter((run) => run.id !== ctx.runId && run.status === 'completed')
@@ -79,7 +80,7 @@ async function answerFromNotes(
   const draft = await think(
     ctx,
     ledger,
-    { key: 'follow-up/answer', phase: 'write' },
+    { key: stepKeys.followUpAnswer, phase: 'write' },
     analyst.answer({
       question,
       notes,
@@ -90,8 +91,8 @@ async function answerFromNotes(
     }),
   );
   const drafts = checkClaims([{ title: 'Answer', text: draft }], urlByNumber, notes);
-  const judgments = await judgeClaims(ctx, { question, settings, analyst, ledger, prefix: 'follow-up/' }, drafts);
-  return ctx.step({ key: 'follow-up/publish', phase: 'write' }, async () => {
+  const judgments = await judgeClaims(ctx, { question, settings, analyst, ledger, scope: FOLLOW_UP_SCOPE }, drafts);
+  return ctx.step({ key: stepKeys.followUpPublish, phase: 'write' }, async () => {
     // The session's numbers stay as they are: known numbers map to themselves, unknown ones go.
     const identity = new Map([...urlByNumber.keys()].map((number) => [number, number]));
     const claims = settleClaims(drafts, judgments, identity);
@@ -150,7 +151,7 @@ async function answerInConversation(
   const draft = await think(
     ctx,
     ledger,
-    { key: 'follow-up/answer', phase: 'write' },
+    { key: stepKeys.followUpAnswer, phase: 'write' },
     analyst.answer({
       question,
       notes: citable(notes),
@@ -160,7 +161,7 @@ async function answerInConversation(
       settings,
     }),
   );
-  return ctx.step({ key: 'follow-up/answer/publish', phase: 'write' }, async () => {
+  return ctx.step({ key: stepKeys.followUpAnswerPublish, phase: 'write' }, async () => {
     const byNumber = new Map(citations.map((source) => [source.number, source]));
     const identity = new Map([...byNumber.keys()].map((number) => [number, number]));
     const urlByNumber = new Map(citations.map((source) => [source.number, source.url]));
@@ -209,7 +210,7 @@ export async function runFollowUp(
   const assessment = await think(
     ctx,
     ledger,
-    { key: 'follow-up/assess', phase: 'analyze' },
+    { key: stepKeys.followUpAssess, phase: 'analyze' },
     analyst.assessFollowUp({ question, notes: citable(context.notes), conversation: context.conversation, settings }),
   );
   if (assessment.action === 'answer' && citable(context.notes).length > 0)
@@ -224,7 +225,7 @@ export async function runFollowUp(
   const plan = await think(
     ctx,
     ledger,
-    { key: 'follow-up/plan', phase: 'plan' },
+    { key: stepKeys.followUpPlan, phase: 'plan' },
     analyst.plan({ question, settings, context: context.conversation, state: context.state }),
   );
   await researchLoop(ctx, deps, {
@@ -233,7 +234,7 @@ export async function runFollowUp(
     analyst,
     ledger,
     gathered,
-    prefix: 'follow-up/',
+    scope: FOLLOW_UP_SCOPE,
     firstQueries: plan.queries,
   });
   // The new version answers the follow-up from what this run found (the earlier notes were chosen,
@@ -247,7 +248,7 @@ export async function runFollowUp(
     ledger,
     notes: found.length > 0 ? gathered.notes.slice(known) : gathered.notes,
     state: gathered.state,
-    prefix: 'follow-up/',
+    scope: FOLLOW_UP_SCOPE,
     // Without a model the report is quotes in the order of the sources' sections: the conversation
     // gets the few sentences that best answer the follow-up instead (below).
     post: !offline,

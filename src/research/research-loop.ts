@@ -9,6 +9,7 @@ import type { ResearchDependencies } from './research-dependencies.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import { addTopics, applyAnalysis } from './research-state.ts';
 import type { Note, ResearchState, SourceText } from './research-types.ts';
+import { type KeyScope, stepKeys } from './step-keys.ts';
 import { type Ledger, think } from './think.ts';
 
 /** Searches and reads of one iteration in flight at once (each is still its own journaled step). */
@@ -229,11 +230,11 @@ async function readAndTakeNotes(
     providers: SearchProvider[];
   },
   choice: ChosenSource,
-  key: { base: string; index: number },
+  key: { scope: KeyScope; iteration: number; index: number },
 ): Promise<{ source: SourceText; notes: Note[] }> {
-  const { base, index } = key;
+  const { scope, iteration, index } = key;
   const source = await ctx.step(
-    { key: `${base}/read-${index}`, phase: 'read', input: { url: choice.result.url } },
+    { key: stepKeys.read(scope, iteration, index), phase: 'read', input: { url: choice.result.url } },
     async (signal) => {
       const read = await readSource(deps, input.providers, choice, signal);
       const withTokens = { ...read, tokens: await countTokens(read.text, input.analyst.usesModel) };
@@ -254,7 +255,7 @@ async function readAndTakeNotes(
     ctx,
     input.ledger,
     {
-      key: `${base}/notes-${index}`,
+      key: stepKeys.notes(scope, iteration, index),
       phase: 'read',
       finish: async (taken) => {
         const checked = taken.map((note) => verifyNote(note, source));
@@ -267,7 +268,7 @@ async function readAndTakeNotes(
       question: input.question,
       source,
       iteration: input.iteration,
-      idPrefix: `r${ctx.runNumber}/${base}-${index}`,
+      idPrefix: `r${ctx.runNumber}/${scope}iteration-${iteration}-${index}`,
       settings: input.settings,
     }),
   );
@@ -307,21 +308,22 @@ export async function researchLoop(
     analyst: Analyst;
     ledger: Ledger;
     gathered: Gathered;
-    prefix: string;
+    scope: KeyScope;
     firstQueries: string[];
+    /** The first iteration this run does (after iterations carried over from elsewhere). Default 1. */
+    firstIteration?: number;
   },
 ): Promise<void> {
-  const { question, settings, analyst, ledger, gathered, prefix } = input;
+  const { question, settings, analyst, ledger, gathered, scope } = input;
   const providers = deps.searchProvidersFor(settings);
   await waitForDocuments(ctx, deps, settings);
   let queries = input.firstQueries;
-  for (let iteration = 1; iteration <= settings.maxIterations; iteration++) {
+  for (let iteration = input.firstIteration ?? 1; iteration <= settings.maxIterations; iteration++) {
     const fresh = freshQueries(queries, gathered.asked, settings);
     if (fresh.length === 0) break;
     gathered.asked.push(...fresh);
-    const base = `${prefix}iteration-${iteration}`;
     const searches = await mapConcurrent(fresh, RESEARCH_CONCURRENCY, (query, index) =>
-      ctx.step({ key: `${base}/search-${index}`, phase: 'search', input: { query } }, (signal) =>
+      ctx.step({ key: stepKeys.search(scope, iteration, index), phase: 'search', input: { query } }, (signal) =>
         searchAll(providers, query, settings.sourcesPerQuery * CANDIDATES_PER_SOURCE, signal),
       ),
     );
@@ -333,7 +335,8 @@ export async function researchLoop(
     gathered.visited = visited;
     const read = await mapConcurrent(chosen, RESEARCH_CONCURRENCY, (choice, index) =>
       readAndTakeNotes(ctx, deps, { question, settings, analyst, ledger, iteration, providers }, choice, {
-        base,
+        scope,
+        iteration,
         index,
       }),
     );
@@ -353,7 +356,7 @@ export async function researchLoop(
     const findings = await think(
       ctx,
       ledger,
-      { key: `${base}/findings`, phase: 'analyze' },
+      { key: stepKeys.findings(scope, iteration), phase: 'analyze' },
       analyst.summarize({ question, notes: citable(gathered.notes), iteration, settings }),
     );
     gathered.state.findings = findings;
@@ -361,7 +364,7 @@ export async function researchLoop(
       ctx,
       ledger,
       {
-        key: `${base}/analyze`,
+        key: stepKeys.analyze(scope, iteration),
         phase: 'analyze',
         finish: async (judged) => {
           const update = { iteration, summary: findings, covered: judged.covered ?? [], open: judged.open ?? [] };

@@ -8,6 +8,7 @@ import type { ResearchSettings } from './research-settings.ts';
 import { addPreference } from './research-state.ts';
 import type { CitedSource, ClaimResult, Note, Outline, ResearchState } from './research-types.ts';
 import { groundOutline } from './section-notes.ts';
+import { type KeyScope, stepKeys } from './step-keys.ts';
 import { type Ledger, think } from './think.ts';
 import { checkClaims, type DraftClaim, markClaims, settleClaims, verificationLine } from './verify-claims.ts';
 
@@ -61,7 +62,7 @@ interface WriteInput {
   ledger: Ledger;
   notes: Note[];
   state: ResearchState;
-  prefix: string;
+  scope: KeyScope;
   /** Post the report as the run's assistant message (default); a follow-up may answer in its own words instead. */
   post?: boolean;
 }
@@ -71,13 +72,13 @@ interface WriteInput {
  * is kept in the research state as the user's preferences.
  */
 async function reviewedOutline(ctx: RunContext, input: WriteInput, notes: Note[]): Promise<Outline> {
-  const { question, settings, analyst, ledger, state, prefix } = input;
+  const { question, settings, analyst, ledger, state, scope } = input;
   if (notes.length === 0) return { title: plainTitle(question), sections: [] };
   const grounded = (outline: Outline) => groundOutline(outline, notes, question).outline;
   let outline = await think(
     ctx,
     ledger,
-    { key: `${prefix}outline`, phase: 'outline', finish: grounded },
+    { key: stepKeys.outline(scope), phase: 'outline', finish: grounded },
     analyst.outline({ question, notes, settings, state }),
   );
   if (!settings.reviewOutline) return outline;
@@ -85,7 +86,7 @@ async function reviewedOutline(ctx: RunContext, input: WriteInput, notes: Note[]
     // A revision says what it did with the feedback, and what it could not understand.
     const reply = outline.feedback ? feedbackReply(outline.feedback) : undefined;
     const answer = await ctx.waitForInput<string>({
-      key: `${prefix}outline-review-${round}`,
+      key: stepKeys.outlineReview(scope, round),
       phase: 'outline',
       payload: { outline, ...(reply ? { reply } : {}) },
     });
@@ -94,7 +95,7 @@ async function reviewedOutline(ctx: RunContext, input: WriteInput, notes: Note[]
     outline = await think(
       ctx,
       ledger,
-      { key: `${prefix}outline-revision-${round}`, phase: 'outline', finish: grounded },
+      { key: stepKeys.outlineRevision(scope, round), phase: 'outline', finish: grounded },
       analyst.outline({ question, notes, settings, feedback: String(answer), previous: outline, state }),
     );
   }
@@ -107,7 +108,7 @@ async function reviewedOutline(ctx: RunContext, input: WriteInput, notes: Note[]
  */
 export async function judgeClaims(
   ctx: RunContext,
-  input: Pick<WriteInput, 'question' | 'settings' | 'analyst' | 'ledger' | 'prefix'>,
+  input: Pick<WriteInput, 'question' | 'settings' | 'analyst' | 'ledger' | 'scope'>,
   drafts: DraftClaim[],
 ): Promise<Map<number, ClaimJudgment>> {
   const cited = drafts
@@ -118,12 +119,7 @@ export async function judgeClaims(
     const claims = cited.slice(batch * CLAIMS_PER_JUDGMENT, (batch + 1) * CLAIMS_PER_JUDGMENT);
     const call = input.analyst.judgeClaims({ question: input.question, claims, settings: input.settings });
     if (!call) break;
-    const judged = await think(
-      ctx,
-      input.ledger,
-      { key: `${input.prefix}verify/judge-${batch}`, phase: 'verify' },
-      call,
-    );
+    const judged = await think(ctx, input.ledger, { key: stepKeys.judge(input.scope, batch), phase: 'verify' }, call);
     for (const judgment of judged) judgments.set(judgment.index, judgment);
   }
   return judgments;
@@ -140,7 +136,7 @@ export async function writeReport(
   deps: ResearchDependencies,
   input: WriteInput,
 ): Promise<WrittenReport> {
-  const { question, settings, analyst, ledger, prefix } = input;
+  const { question, settings, analyst, ledger, scope } = input;
   const notes = citable(input.notes);
   const outline = await reviewedOutline(ctx, input, notes);
   const notesById = new Map(notes.map((note) => [note.id, note]));
@@ -153,7 +149,7 @@ export async function writeReport(
     const text = await think(
       ctx,
       ledger,
-      { key: `${prefix}write/section-${index}`, phase: 'write' },
+      { key: stepKeys.section(scope, index), phase: 'write' },
       analyst.writeSection({
         question,
         section,
@@ -170,7 +166,7 @@ export async function writeReport(
   const urlByNumber = new Map([...numbers.entries()].map(([url, number]) => [number, url]));
   const draftClaims = checkClaims(drafts, urlByNumber, notes);
   const judgments = await judgeClaims(ctx, input, draftClaims);
-  return ctx.step({ key: `${prefix}verify`, phase: 'verify' }, async () => {
+  return ctx.step({ key: stepKeys.verify(scope), phase: 'verify' }, async () => {
     const titles = new Map(notes.map((note) => [note.url, note.title]));
     const body = drafts.map((draft) => `## ${draft.title}\n\n${draft.text}\n`).join('\n');
     const { text, sources, order } = renumberCitations(body, numbers, titles);

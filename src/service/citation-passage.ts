@@ -1,6 +1,7 @@
 import { displayLocation } from '../research/citations.ts';
 import { locateQuote } from '../research/quotes.ts';
 import type { ResearchOutput, SourceText } from '../research/research-types.ts';
+import { isStepOf } from '../research/step-keys.ts';
 import { QuarryError } from '../store/errors.ts';
 import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
@@ -62,7 +63,7 @@ export async function citationPassage(
     ),
   ];
   const texts = (await context.store.listSteps(request.sessionId, { includeSuperseded: true }))
-    .filter((step) => /(^|\/)read-\d+$/.test(step.key) && step.status === 'completed')
+    .filter((step) => isStepOf(step.key, 'read') && step.status === 'completed')
     .map((step) => step.output as SourceText)
     .filter((read) => read?.url === source.url)
     .map((read) => read.text);

@@ -1,3 +1,4 @@
+import { isResearchPhase, parseStepKey, type ResearchPhase } from '../../src/research/step-keys.ts';
 import type { LiveEvent } from './use-session-events.ts';
 
 /** The stages of a research as a reader follows them. */
@@ -37,7 +38,7 @@ export interface ResearchProgress {
 }
 
 /** Where each phase of the workflow sits among the stages. */
-const stageOfPhase: Record<string, Stage> = {
+const stageOfPhase: Record<ResearchPhase, Stage> = {
   plan: 'plan',
   search: 'research',
   read: 'research',
@@ -87,13 +88,13 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
   for (const event of events.slice(start)) {
     switch (event.type) {
       case 'phase-start':
-        progress.stage = stageOfPhase[event.data.phase] ?? progress.stage;
+        progress.stage = isResearchPhase(event.data.phase) ? stageOfPhase[event.data.phase] : progress.stage;
         break;
       case 'step-start': {
-        const iteration = /iteration-(\d+)\//.exec(event.data.key)?.[1];
-        if (iteration) progress.iteration = Math.max(progress.iteration, Number(iteration));
+        const key = parseStepKey(event.data.key);
+        if (key && 'iteration' in key) progress.iteration = Math.max(progress.iteration, key.iteration);
         const query = (event.data.input as { query?: unknown } | undefined)?.query;
-        if (/\/search-\d+$/.test(event.data.key) && typeof query === 'string' && !queries.has(event.data.key)) {
+        if (key?.kind === 'search' && typeof query === 'string' && !queries.has(event.data.key)) {
           const entry = { query, done: false };
           queries.set(event.data.key, entry);
           progress.queries.push(entry);

@@ -1,8 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
+import { researchPhases } from '../../../src/research/step-keys.ts';
 import { api, type Step } from '../api-client.ts';
-
-/** Phases in the order a research goes through them. */
-const phaseOrder = ['plan', 'search', 'read', 'analyze', 'outline', 'write', 'verify'];
 
 /**
  * Choose where to resume or fork from, from the session's own journal: its current run's phases
@@ -37,7 +35,7 @@ export function StepPicker({
     );
   }, [sessionId]);
 
-  const phases = steps ? phaseOrder.filter((phase) => steps.some((step) => step.phase === phase)) : [];
+  const phases = steps ? researchPhases.filter((phase) => steps.some((step) => step.phase === phase)) : [];
   const verb = action === 'resume' ? 'Resume from' : 'Fork from';
   return (
     <dialog ref={dialog} className="picker" aria-label={verb} onClose={onClose}>
