@@ -1,10 +1,13 @@
+import type { RunContext } from '../engine/run-context.ts';
 import type { Workflow } from '../engine/workflow.ts';
+import { type CarriedResearch, type Seed, seedFromCarried } from './carried-research.ts';
 import { runFollowUp } from './follow-up.ts';
 import type { ResearchDependencies } from './research-dependencies.ts';
 import { type Gathered, researchLoop } from './research-loop.ts';
 import { parseResearchSettings } from './research-settings.ts';
 import { emptyResearchState } from './research-state.ts';
 import type { ResearchOutput } from './research-types.ts';
+import { stepKeys } from './step-keys.ts';
 import { Ledger, think } from './think.ts';
 import { writeReport } from './write-report.ts';
 
@@ -20,12 +23,43 @@ export const RESEARCH_WORKFLOW_VERSION = 4;
 export interface ResearchRunInput {
   question: string;
   mode?: 'initial' | 'follow-up';
+  /** Research done elsewhere that this run carries on (an imported session); see `carried-research.ts`. */
+  carried?: CarriedResearch;
 }
 
 /** The title a session gets before its analyst names it: the trimmed question. */
 export function defaultTitle(question: string): string {
   const clean = question.trim().replace(/\s+/g, ' ');
   return clean.length <= 120 ? clean : `${clean.slice(0, 119)}…`;
+}
+
+/**
+ * The first step of a run that carries research on from elsewhere: its notes, asked queries and
+ * visited pages, as the run's input describes them; its pages become the session's sources.
+ */
+function carryOn(
+  ctx: RunContext,
+  deps: ResearchDependencies,
+  question: string,
+  carried: CarriedResearch,
+): Promise<Seed> {
+  return ctx.step({ key: stepKeys.carried, phase: 'plan' }, async () => {
+    const seed = seedFromCarried(question, carried);
+    for (const url of seed.visited) {
+      const note = seed.notes.find((each) => each.url === url)!;
+      await deps.store.upsertSource({
+        sessionId: ctx.sessionId,
+        url,
+        title: note.title,
+        considered: 1,
+        runId: ctx.runId,
+        fence: ctx.fence,
+        metadata: { provider: 'carried', fetched: false, error: null },
+      });
+      await ctx.emit('source-found', { url, title: note.title, fetched: false, query: note.query });
+    }
+    return seed;
+  });
 }
 
 /** The deep-research workflow: plan → (search → read → summarize → analyze)* → outline → write → verify. */
@@ -39,28 +73,42 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
       const ledger = new Ledger();
       if (input.mode === 'follow-up')
         return runFollowUp(ctx, deps, { question: input.question, settings, analyst, ledger });
-      const title = await think(ctx, ledger, { key: 'title', phase: 'plan' }, analyst.title(input.question, settings));
-      await ctx.step({ key: 'title/apply', phase: 'plan' }, async () => {
+      const title = await think(
+        ctx,
+        ledger,
+        { key: stepKeys.title, phase: 'plan' },
+        analyst.title(input.question, settings),
+      );
+      await ctx.step({ key: stepKeys.titleApply, phase: 'plan' }, async () => {
         const session = await deps.store.getSession(ctx.sessionId);
         // A title the user chose is never replaced.
         if (session.title === defaultTitle(input.question) && title.trim())
           await deps.store.updateSession(ctx.sessionId, { title: title.trim().slice(0, 300) });
       });
-      const plan = await think(
-        ctx,
-        ledger,
-        { key: 'plan', phase: 'plan' },
-        analyst.plan({ question: input.question, settings }),
-      );
-      const gathered: Gathered = { notes: [], asked: [], visited: [], state: emptyResearchState() };
+      const seed = input.carried ? await carryOn(ctx, deps, input.question, input.carried) : null;
+      const firstQueries =
+        seed && input.carried!.nextQueries.length > 0
+          ? input.carried!.nextQueries
+          : (
+              await think(
+                ctx,
+                ledger,
+                { key: stepKeys.plan, phase: 'plan' },
+                analyst.plan({ question: input.question, settings }),
+              )
+            ).queries;
+      const gathered: Gathered = seed
+        ? { notes: seed.notes, asked: seed.asked, visited: seed.visited, state: seed.state }
+        : { notes: [], asked: [], visited: [], state: emptyResearchState() };
       await researchLoop(ctx, deps, {
         question: input.question,
         settings,
         analyst,
         ledger,
         gathered,
-        prefix: '',
-        firstQueries: plan.queries,
+        scope: '',
+        firstQueries,
+        firstIteration: (seed?.iterations ?? 0) + 1,
       });
       const written = await writeReport(ctx, deps, {
         question: input.question,
@@ -69,7 +117,7 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
         ledger,
         notes: gathered.notes,
         state: gathered.state,
-        prefix: '',
+        scope: '',
       });
       return {
         ...written,

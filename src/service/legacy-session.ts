@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import type { SearchResult } from '../providers/search/search-provider.ts';
-import { coverage, profileQuestion, stems } from '../research/relevance.ts';
-import { chooseSources, freshQueries } from '../research/research-loop.ts';
+import { type CarriedIteration, type CarriedResearch, seedFromCarried } from '../research/carried-research.ts';
 import { parseResearchSettings, type ResearchSettings } from '../research/research-settings.ts';
 import type { Note, ResearchOutput, SourceText } from '../research/research-types.ts';
-import { defaultTitle, RESEARCH_WORKFLOW_NAME, RESEARCH_WORKFLOW_VERSION } from '../research/research-workflow.ts';
+import {
+  defaultTitle,
+  RESEARCH_WORKFLOW_NAME,
+  RESEARCH_WORKFLOW_VERSION,
+  type ResearchRunInput,
+} from '../research/research-workflow.ts';
+import { type IterationStepKey, parseStepKey, stepKeys } from '../research/step-keys.ts';
 import { invalidInput } from '../store/errors.ts';
 import type { SessionSnapshot, SessionStatus, StepDetail } from '../store/store.ts';
 
@@ -50,7 +54,8 @@ export const legacySessionSchema = z.object({
   aggregated_data: z
     .object({
       all_search_queries: z.array(z.string()).optional(),
-      aggregated_contexts: z.array(context).optional(),
+      // The persistence plan these files follow keeps summaries as strings; some tools keep objects.
+      aggregated_contexts: z.array(z.union([z.string(), context])).optional(),
       last_plan: z.string().nullable().optional(),
       last_completed_iteration: z.number().int().min(0).optional(),
     })
@@ -81,46 +86,11 @@ function queriesFromPlan(plan: string | null | undefined, settings: ResearchSett
   return (lines.length > 0 ? lines : [fallback]).slice(0, settings.queriesPerIteration);
 }
 
-function hostTitle(url: string): string {
-  try {
-    return new URL(url).hostname || url;
-  } catch {
-    return url;
-  }
-}
-
-class JournalBuilder {
-  readonly steps: StepDetail[] = [];
-  constructor(
-    private readonly runId: string,
-    private clock: number,
-  ) {}
-
-  add(key: string, phase: string, output: unknown, input?: unknown): void {
-    this.clock += 1;
-    this.steps.push({
-      runId: this.runId,
-      key,
-      seq: this.steps.length + 1,
-      phase,
-      kind: 'task',
-      status: 'completed',
-      attempts: 1,
-      input,
-      output,
-      error: null,
-      usage: null,
-      prompt: null,
-      startedAt: this.clock,
-      endedAt: this.clock,
-    });
-  }
-}
-
 /**
- * A Quarry session whose journal holds the legacy session's completed iterations under the keys the
- * research workflow uses, so resuming replays them and continues at the next iteration with the
- * same queries, contexts (as sources and notes) and plan.
+ * A Quarry session that carries the legacy session's research on as data (`CarriedResearch`, in the
+ * run's input): resuming it seeds notes, asked queries and visited pages from that data and
+ * continues at iteration `last_completed_iteration + 1` with the last plan's queries. No journal
+ * record is forged: the workflow journals its own steps under its own keys.
  */
 export function legacyToSnapshot(legacy: LegacySession): SessionSnapshot {
   const createdAt = toMs(legacy.start_time, Date.now());
@@ -144,100 +114,52 @@ export function legacyToSnapshot(legacy: LegacySession): SessionSnapshot {
   });
   const question = legacy.user_query.trim();
   const runId = `${legacy.session_id}-run-1`;
-  const journal = new JournalBuilder(runId, createdAt);
-  journal.add('title', 'plan', { value: defaultTitle(question), usage: null });
-  journal.add('title/apply', 'plan', undefined);
-  const firstQueries = iterations[0]?.search_queries.length
-    ? iterations[0].search_queries
-    : queriesFromPlan(legacy.aggregated_data.last_plan, settings, question);
-  journal.add('plan', 'plan', {
-    value: { queries: firstQueries, plan: iterations[0]?.plan_generated ?? null },
-    usage: null,
-  });
-  const profile = profileQuestion(question);
-  const asked: string[] = [];
-  let visited: string[] = [];
-  const notes: Note[] = [];
-  let queries = firstQueries;
-  for (const iteration of iterations.slice(0, lastCompleted)) {
-    const number = iteration.iteration_number;
-    const base = `iteration-${number}`;
-    const fresh = freshQueries(queries, asked, settings);
-    asked.push(...fresh);
-    const toResult = (item: z.infer<typeof context>): SearchResult => ({
+  const carriedIterations: CarriedIteration[] = iterations.map((iteration) => ({
+    number: iteration.iteration_number,
+    startedAt: iteration.start_time ? toMs(iteration.start_time, createdAt) : null,
+    // The iterations the file counts as completed are; a later one was under way.
+    endedAt:
+      iteration.iteration_number <= lastCompleted ? toMs(iteration.end_time ?? iteration.start_time, createdAt) : null,
+    plan: iteration.plan_generated ?? null,
+    queries: iteration.search_queries,
+    contexts: iteration.contexts_gathered.map((item) => ({
       url: item.url,
-      title: hostTitle(item.url),
-      snippet: item.content_summary,
-      content: item.content_summary,
-      provider: 'legacy',
-    });
-    const searches = fresh.map((query, index) => ({
-      // Contexts whose query is not among this iteration's go with its first query, so none is lost.
-      results: iteration.contexts_gathered
-        .filter((item) => item.query === query || (index === 0 && !fresh.includes(item.query)))
-        .map(toResult),
-      errors: [] as string[],
-    }));
-    for (const [index, search] of searches.entries()) {
-      journal.add(`${base}/search-${index}`, 'search', search, { query: fresh[index] });
-    }
-    const chosen = chooseSources(searches, fresh, visited, settings);
-    visited = chosen.visited;
-    chosen.chosen.forEach(({ result, query }, index) => {
-      const source: SourceText = {
-        url: result.url,
-        title: result.title,
-        text: result.content ?? result.snippet,
-        offset: 0,
-        query,
-        provider: 'legacy',
-        fetched: true,
-      };
-      journal.add(`${base}/read-${index}`, 'read', source, { url: result.url });
-    });
-    chosen.chosen.forEach(({ result, query }, index) => {
-      const note: Note = {
-        id: `r1/${base}-${index}-0`,
-        url: result.url,
-        title: result.title,
-        text: result.snippet,
-        query,
-        iteration: number,
-        // How well the earlier tool's summary covers the question, as the extractive analyst scores notes.
-        score: Number(coverage(profile, new Set(stems(result.snippet))).toFixed(4)),
-      };
-      notes.push(note);
-      journal.add(`${base}/notes-${index}`, 'read', { value: [note], usage: null });
-    });
-    const next = iterations[number]?.search_queries.length
-      ? iterations[number]!.search_queries
-      : queriesFromPlan(iteration.next_plan ?? legacy.aggregated_data.last_plan, settings, question);
-    const sources = new Set(notes.map((note) => note.url)).size;
-    journal.add(`${base}/findings`, 'analyze', {
-      value: `Imported from a legacy session: ${notes.length} notes from ${sources} sources after iteration ${number}.${iteration.next_plan ? ` Next plan: ${iteration.next_plan}` : ''}`,
-      usage: null,
-    });
-    journal.add(`${base}/analyze`, 'analyze', {
-      value: {
-        done: false,
-        reason: `imported from a legacy session${iteration.next_plan ? `; next plan: ${iteration.next_plan}` : ''}`,
-        nextQueries: next,
-      },
-      usage: null,
-    });
-    queries = next;
-  }
+      query: item.query,
+      summary: item.content_summary,
+    })),
+    nextPlan: iteration.next_plan ?? null,
+  }));
+  const next = iterations[lastCompleted];
+  const carried: CarriedResearch = {
+    from: 'a legacy session file',
+    iterations: carriedIterations,
+    nextQueries: next?.search_queries.length
+      ? next.search_queries
+      : queriesFromPlan(
+          iterations[lastCompleted - 1]?.next_plan ?? legacy.aggregated_data.last_plan,
+          settings,
+          question,
+        ),
+    // Summaries kept without an address (the persistence plan's strings) inform; they cannot be cited.
+    summaries: (legacy.aggregated_data.aggregated_contexts ?? []).flatMap((item) =>
+      typeof item === 'string' &&
+      !iterations.some((iteration) => iteration.contexts_gathered.some((each) => each.content_summary === item))
+        ? [item]
+        : [],
+    ),
+  };
   const completed = legacy.status === 'completed' && Boolean(legacy.final_report);
   const status: SessionStatus = completed ? 'completed' : legacy.status === 'error' ? 'failed' : 'interrupted';
   const endedAt = toMs(legacy.end_time, createdAt);
+  const seed = seedFromCarried(question, carried);
   const output: ResearchOutput | undefined = completed
     ? {
         report: legacy.final_report!,
-        notes,
+        notes: seed.notes,
         citations: [],
         flagged: [],
-        queries: asked,
-        visited,
+        queries: seed.asked,
+        visited: seed.visited,
         analyst: 'imported',
         usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       }
@@ -277,25 +199,15 @@ export function legacyToSnapshot(legacy: LegacySession): SessionSnapshot {
         id: runId,
         number: 1,
         kind: 'initial',
-        input: { question, mode: 'initial' },
+        input: { question, mode: 'initial', carried } satisfies ResearchRunInput,
         status: completed ? 'completed' : status === 'failed' ? 'failed' : 'open',
         output,
         createdAt,
         endedAt: completed ? endedAt : null,
       },
     ],
-    steps: journal.steps,
-    sources: [...new Map(notes.map((note) => [note.url, note])).values()].map((note) => ({
-      url: note.url,
-      title: note.title,
-      contentHash: null,
-      citation: null,
-      timesConsidered: 1,
-      timesSelected: 0,
-      metadata: { provider: 'legacy' },
-      runId,
-      createdAt,
-    })),
+    steps: [],
+    sources: [],
   };
 }
 
@@ -303,53 +215,79 @@ function iso(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined ? null : new Date(ms).toISOString();
 }
 
-/** A Quarry session in the legacy layout (its first run's iterations; the latest report). */
+/**
+ * A Quarry session in the legacy layout, as the persistence plan writes it (`aggregated_contexts` a
+ * list of summaries): the first run's iterations, those it carried over from elsewhere first, then
+ * its own from the journal; the latest report.
+ */
 export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
   const settings = parseResearchSettings(snapshot.session.settings);
   const firstRun = [...snapshot.runs].sort((a, b) => a.number - b.number)[0];
+  const carried = (firstRun?.input as ResearchRunInput | undefined)?.carried;
   const steps = snapshot.steps.filter((step) => step.runId === firstRun?.id);
   const output = <T>(key: string) =>
     steps.find((step) => step.key === key && step.status === 'completed')?.output as T | undefined;
-  const numbers = [
-    ...new Set(
-      steps
-        .map((step) => /^iteration-(\d+)\//.exec(step.key)?.[1])
-        .filter(Boolean)
-        .map(Number),
-    ),
-  ].sort((a, b) => a - b);
-  const allContexts: { url: string; query: string; content_summary: string }[] = [];
-  let previousPlan = (output<{ value: { queries: string[] } }>('plan')?.value.queries ?? []).join('\n');
-  const iterations = numbers.map((number) => {
-    const base = `iteration-${number}`;
-    const own = steps.filter((step) => step.key.startsWith(`${base}/`));
-    const reads = own.filter((step) => /\/read-\d+$/.test(step.key) && step.status === 'completed');
-    const contexts = reads.map((step) => {
-      const source = step.output as SourceText;
-      const index = step.key.split('-').pop();
-      const taken = output<{ value: Note[] }>(`${base}/notes-${index}`)?.value ?? [];
-      return {
-        url: source.url,
-        query: source.query,
-        content_summary: taken.length ? taken.map((note) => note.text).join(' ') : source.text.slice(0, 500),
+  const ownSteps = new Map<number, { key: string; step: StepDetail; parsed: IterationStepKey }[]>();
+  for (const step of steps) {
+    const parsed = parseStepKey(step.key);
+    if (!parsed || !('iteration' in parsed) || parsed.scope !== '') continue;
+    ownSteps.set(parsed.iteration, [...(ownSteps.get(parsed.iteration) ?? []), { key: step.key, step, parsed }]);
+  }
+  const carriedIterations = (carried?.iterations ?? []).map((iteration) => ({
+    iteration_number: iteration.number,
+    start_time: iso(iteration.startedAt),
+    end_time: iso(iteration.endedAt),
+    plan_generated: iteration.plan,
+    search_queries: iteration.queries,
+    contexts_gathered: iteration.contexts.map((item) => ({
+      url: item.url,
+      query: item.query,
+      content_summary: item.summary,
+    })),
+    next_plan: iteration.nextPlan,
+  }));
+  // The run's own iterations replace an unfinished carried one of the same number.
+  const carriedDone = carriedIterations.filter(
+    (iteration) => iteration.end_time !== null || !ownSteps.has(iteration.iteration_number),
+  );
+  let previousPlan =
+    carried?.nextQueries.join('\n') ??
+    (output<{ value: { queries: string[] } }>(stepKeys.plan)?.value.queries ?? []).join('\n');
+  const ownIterations = [...ownSteps.keys()]
+    .filter((number) => !carriedDone.some((iteration) => iteration.iteration_number === number))
+    .sort((a, b) => a - b)
+    .map((number) => {
+      const own = ownSteps.get(number)!;
+      const contexts = own
+        .filter(({ parsed, step }) => parsed.kind === 'read' && step.status === 'completed')
+        .map(({ step, parsed }) => {
+          const source = step.output as SourceText;
+          const taken = output<{ value: Note[] }>(stepKeys.notes('', number, parsed.index ?? 0))?.value ?? [];
+          return {
+            url: source.url,
+            query: source.query,
+            content_summary: taken.length ? taken.map((note) => note.text).join(' ') : source.text.slice(0, 500),
+          };
+        });
+      const analysis = output<{ value: { reason: string; nextQueries: string[] } }>(
+        stepKeys.analyze('', number),
+      )?.value;
+      const entry = {
+        iteration_number: number,
+        start_time: iso(Math.min(...own.map(({ step }) => step.startedAt))),
+        end_time: analysis ? iso(Math.max(...own.map(({ step }) => step.endedAt ?? step.startedAt))) : null,
+        plan_generated: previousPlan,
+        search_queries: own
+          .filter(({ parsed }) => parsed.kind === 'search')
+          .map(({ step }) => String((step.input as { query?: string } | undefined)?.query ?? '')),
+        contexts_gathered: contexts,
+        next_plan: analysis ? analysis.nextQueries.join('\n') || analysis.reason : null,
       };
+      previousPlan = entry.next_plan ?? previousPlan;
+      return entry;
     });
-    allContexts.push(...contexts);
-    const analysis = output<{ value: { reason: string; nextQueries: string[] } }>(`${base}/analyze`)?.value;
-    const entry = {
-      iteration_number: number,
-      start_time: iso(Math.min(...own.map((step) => step.startedAt))),
-      end_time: analysis ? iso(Math.max(...own.map((step) => step.endedAt ?? step.startedAt))) : null,
-      plan_generated: previousPlan,
-      search_queries: own
-        .filter((step) => /\/search-\d+$/.test(step.key))
-        .map((step) => String((step.input as { query?: string } | undefined)?.query ?? '')),
-      contexts_gathered: contexts,
-      next_plan: analysis ? analysis.nextQueries.join('\n') || analysis.reason : null,
-    };
-    previousPlan = entry.next_plan ?? previousPlan;
-    return entry;
-  });
+  const iterations = [...carriedDone, ...ownIterations];
+  const allContexts = iterations.flatMap((iteration) => iteration.contexts_gathered);
   const completedIterations = iterations
     .filter((iteration) => iteration.end_time !== null)
     .map((iteration) => iteration.iteration_number);
@@ -384,7 +322,7 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
     iterations,
     aggregated_data: {
       all_search_queries: iterations.flatMap((iteration) => iteration.search_queries),
-      aggregated_contexts: allContexts,
+      aggregated_contexts: [...allContexts.map((item) => item.content_summary), ...(carried?.summaries ?? [])],
       last_plan: previousPlan,
       last_completed_iteration: completedIterations.length ? Math.max(...completedIterations) : 0,
     },

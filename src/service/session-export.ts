@@ -1,3 +1,4 @@
+import { configuredWebProviders } from '../providers/search/create-search-providers.ts';
 import { parseResearchSettings } from '../research/research-settings.ts';
 import { RESEARCH_WORKFLOW_NAME } from '../research/research-workflow.ts';
 import { parseJsonText } from '../shared/json-text.ts';
@@ -213,6 +214,8 @@ export interface ImportedSession {
   session: Session;
   /** Document folders the file named that this caller may not read; left out of the settings. */
   droppedFolders: string[];
+  /** Web search providers the file named that have no key here; left out of the settings. */
+  droppedProviders: string[];
 }
 
 export async function importSessionFile(context: ServiceContext, text: string): Promise<ImportedSession> {
@@ -253,20 +256,31 @@ export async function importSessionData(context: ServiceContext, parsed: unknown
 
 /**
  * Imports a snapshot keeping only the document folders this caller may read (a server's roots):
- * a file cannot make a server read a folder its operator did not allow.
+ * a file cannot make a server read a folder its operator did not allow. Web providers without a
+ * key here are left out too, so the session resumes on the documents given then instead of failing.
  */
 async function importSnapshot(context: ServiceContext, snapshot: SessionSnapshot): Promise<ImportedSession> {
-  const docs = Array.isArray(snapshot.session.settings.docs) ? (snapshot.session.settings.docs as unknown[]) : [];
-  const { kept, dropped } = partitionFolders(
-    context.folders,
-    docs.filter((folder): folder is string => typeof folder === 'string'),
-  );
-  const settings = { ...snapshot.session.settings, docs: kept };
+  const listed = (value: unknown) =>
+    Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+  const { kept, dropped } = partitionFolders(context.folders, listed(snapshot.session.settings.docs));
+  const configured: string[] = configuredWebProviders(context.config.providers);
+  const search = listed(snapshot.session.settings.search);
+  const settings = {
+    ...snapshot.session.settings,
+    docs: kept,
+    ...(snapshot.session.settings.search === undefined
+      ? {}
+      : { search: search.filter((name) => configured.includes(name)) }),
+  };
   // A research session's settings are research settings: one Quarry does not have is refused, not stored.
   if (snapshot.session.workflow.name === RESEARCH_WORKFLOW_NAME) parseResearchSettings(settings, { strict: true });
   const session = await context.store.importSession(
     { ...snapshot, session: { ...snapshot.session, settings } },
     admissionFor(context),
   );
-  return { session, droppedFolders: dropped };
+  return {
+    session,
+    droppedFolders: dropped,
+    droppedProviders: search.filter((name) => !configured.includes(name)),
+  };
 }

@@ -372,6 +372,19 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       };
       expect(exported.status).toBe('completed');
       expect(exported.final_report).toContain('## Sources');
+
+      // The persistence plan's own layout: summaries as strings, a web provider with no key here.
+      const planned = quarry(['import', join(root, 'test', 'fixtures', 'legacy', 'persistence-plan.json')]);
+      expect(planned.code, planned.stderr).toBe(0);
+      expect(planned.stdout).toContain('jina');
+      expect(planned.stdout).toContain('quarry resume 3f6c2a9e --docs <folder>');
+      const carriedOn = quarry(['resume', '3f6c2a9e', '--docs', docs]);
+      expect(carriedOn.code, carriedOn.stderr).toBe(0);
+      expect(carriedOn.stdout).toMatch(/step-start iteration-2\/search-0/);
+      const written = JSON.parse(quarry(['export', '3f6c2a9e', '--format', 'legacy-json']).stdout) as {
+        aggregated_data: { aggregated_contexts: unknown[] };
+      };
+      expect(written.aggregated_data.aggregated_contexts.every((summary) => typeof summary === 'string')).toBe(true);
     });
 
     it('refuses a malformed config file and bad serve, worker and migrate-store flags, naming what is wrong', () => {

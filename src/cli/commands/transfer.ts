@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseResearchSettings } from '../../research/research-settings.ts';
 import { exportSession, importSessionFile } from '../../service/session-export.ts';
 import { resolveSessionId } from '../../service/session-queries.ts';
 import { invalidInput } from '../../store/errors.ts';
@@ -55,11 +56,29 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
       } catch (error) {
         throw invalidInput('file', `cannot read ${path}: ${(error as Error).message}`);
       }
-      const { session, droppedFolders } = await importSessionFile(context, text);
-      if (runtime.json) printJson({ ...session, droppedFolders });
-      else
-        printLine(
-          `Imported session ${session.id} (${session.status}): ${session.title}${['interrupted', 'failed', 'waiting'].includes(session.status) ? `\nContinue it with: quarry resume ${shortId(session.id)}` : ''}`,
+      const imported = await importSessionFile(context, text);
+      const { session, droppedFolders, droppedProviders } = imported;
+      if (runtime.json) {
+        printJson({ ...session, droppedFolders, droppedProviders });
+        return;
+      }
+      const resumable = ['interrupted', 'failed', 'waiting'].includes(session.status);
+      const lines = [`Imported session ${session.id} (${session.status}): ${session.title}`];
+      if (droppedProviders.length > 0)
+        lines.push(
+          `It searched ${droppedProviders.join(', ')}, which has no key here; it continues on the documents you give it.`,
         );
+      if (droppedFolders.length > 0)
+        lines.push(`Left out folders this Quarry may not read: ${droppedFolders.join(', ')}`);
+      if (resumable) {
+        const { docs, search } = parseResearchSettings(session.settings);
+        const needsSources = docs.length === 0 && search.length === 0;
+        lines.push(
+          needsSources
+            ? `Continue it with: quarry resume ${shortId(session.id)} --docs <folder>`
+            : `Continue it with: quarry resume ${shortId(session.id)}`,
+        );
+      }
+      printLine(lines.join('\n'));
     });
 }

@@ -85,10 +85,14 @@ const routes = {
     method: 'post',
     path: '/import',
     tags,
-    summary: 'Import a quarry-session (or legacy) JSON file; folders this server does not read are dropped',
+    summary:
+      'Import a quarry-session (or legacy) JSON file; folders this server does not read, and web providers without a key here, are dropped',
     request: { body: body(z.record(z.string(), z.unknown())) },
     responses: {
-      201: json(sessionSummarySchema.extend({ droppedFolders: z.array(z.string()) }), 'The imported session'),
+      201: json(
+        sessionSummarySchema.extend({ droppedFolders: z.array(z.string()), droppedProviders: z.array(z.string()) }),
+        'The imported session',
+      ),
       400: invalid,
       413: tooLarge,
     },
@@ -248,7 +252,14 @@ export function sessionRoutes() {
     })
     .openapi(routes.importFile, async (c) => {
       const imported = await importSessionData(c.get('context'), c.req.valid('json'));
-      return c.json({ ...sessionSummary(imported.session), droppedFolders: imported.droppedFolders }, 201);
+      return c.json(
+        {
+          ...sessionSummary(imported.session),
+          droppedFolders: imported.droppedFolders,
+          droppedProviders: imported.droppedProviders,
+        },
+        201,
+      );
     })
     .openapi(routes.show, async (c) =>
       c.json(sessionDetail(await showSession(c.get('context'), c.req.valid('param').id)), 200),
