@@ -62,24 +62,48 @@ describe('source architecture', () => {
     expect(cycles(graph)).toEqual([]);
   });
 
-  it('runs one way: interfaces → service → research → engine → store, never back', () => {
-    // What each folder may not import from (interfaces: cli, server; the LangGraph entry is an interface too).
-    const above: Record<string, string[]> = {
-      store: ['engine', 'research', 'providers', 'service', 'server', 'cli', 'langgraph'],
-      engine: ['research', 'providers', 'service', 'server', 'cli', 'langgraph'],
-      providers: ['engine', 'research', 'service', 'server', 'cli', 'langgraph'],
-      research: ['service', 'server', 'cli', 'langgraph'],
-      service: ['server', 'cli', 'langgraph'],
-      server: ['cli'],
+  it('runs one way: each layer imports its own and those below, never one above', () => {
+    // Lowest first (docs/ARCHITECTURE.md, "Layers"); the interfaces share the top.
+    const layers = [
+      ['shared'],
+      ['config'],
+      ['store'],
+      ['engine'],
+      ['providers'],
+      ['research'],
+      ['service'],
+      ['server', 'cli', 'langgraph'],
+    ];
+    const layerOf = (path: string) => {
+      const top = relative(src, path).split('/')[0]!;
+      return layers.findIndex((names) => names.includes(top));
     };
     const wrong: string[] = [];
     for (const [file, imports] of graph) {
-      const layer = relative(src, file).split('/')[0]!;
-      for (const imported of imports) {
-        const target = relative(src, imported).split('/')[0]!;
-        if (above[layer]?.includes(target)) wrong.push(`${relative(src, file)} → ${relative(src, imported)}`);
-      }
+      const layer = layerOf(file);
+      if (layer < 0) wrong.push(`${relative(src, file)} is in no layer`);
+      for (const imported of imports)
+        if (layerOf(imported) > layer) wrong.push(`${relative(src, file)} → ${relative(src, imported)}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('shares only pure contract modules with the web UI', () => {
+    const web = fileURLToPath(new URL('../web/src/', import.meta.url));
+    const shared = new Set<string>();
+    for (const path of readdirSync(web, { recursive: true }) as string[]) {
+      if (!/\.tsx?$/.test(path)) continue;
+      const file = join(web, path);
+      for (const imported of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+        const target = resolve(dirname(file), imported.fileName);
+        if (imported.fileName.startsWith('.') && target.startsWith(src)) shared.add(relative(src, target));
+      }
+    }
+    expect([...shared].sort()).toEqual([
+      'research/research-types.ts',
+      'research/step-keys.ts',
+      'server/wire.ts',
+      'shared/events.ts',
+    ]);
   });
 });

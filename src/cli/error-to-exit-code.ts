@@ -1,4 +1,4 @@
-import { type ErrorCode, isQuarryError } from '../store/errors.ts';
+import { type ErrorCode, isQuarryError } from '../shared/errors.ts';
 
 /** Exit codes, in one place. */
 export const exitCodes = {

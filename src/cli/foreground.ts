@@ -1,7 +1,7 @@
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
 import type { ResearchOutput } from '../research/research-types.ts';
 import { DELETING_REASON } from '../service/session-queries.ts';
-import { isQuarryError } from '../store/errors.ts';
+import { isQuarryError } from '../shared/errors.ts';
 import type { CliRuntime } from './cli-runtime.ts';
 import { exitCodes } from './error-to-exit-code.ts';
 import { printJson, printLine, shortId } from './output.ts';

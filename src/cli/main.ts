@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { isQuarryError } from '../store/errors.ts';
+import { isQuarryError } from '../shared/errors.ts';
 import { CliRuntime } from './cli-runtime.ts';
 import { errorToExitCode, exitCodes } from './error-to-exit-code.ts';
 import { buildProgram } from './program.ts';

@@ -1,4 +1,4 @@
-import { invalidInput } from '../store/errors.ts';
+import { invalidInput } from '../shared/errors.ts';
 
 /** A whole number within bounds, or `INVALID_INPUT` naming the flag. */
 export function parseWholeNumber(

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { optional, strictObject } from 'zod';
-import { invalidInput } from '../store/errors.ts';
+import { invalidInput } from '../shared/errors.ts';
 
 /**
  * Everything Quarry can be told, resolved once — flags > environment > `$QUARRY_HOME/config.json` >

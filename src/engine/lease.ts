@@ -1,8 +1,8 @@
-import { isQuarryError } from '../store/errors.ts';
-import type { Lease, Store } from '../store/store.ts';
+import { isQuarryError } from '../shared/errors.ts';
+import type { Journal, Lease } from '../store/store.ts';
 
 export interface LeaseKeeperOptions {
-  store: Store;
+  store: Journal;
   lease: Lease;
   ttlMs: number;
   /** How often to extend the lease; independent of step progress. */

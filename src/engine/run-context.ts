@@ -1,6 +1,6 @@
+import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { type EventDataMap, type EventType, event } from '../shared/events.ts';
 import { withRetry } from '../shared/retry.ts';
-import { isQuarryError, QuarryError, toErrorInfo } from '../store/errors.ts';
 import type {
   ErrorInfo,
   EventInput,
@@ -13,6 +13,7 @@ import type {
   StepUsage,
   Store,
 } from '../store/store.ts';
+import { RunSession } from './run-session.ts';
 import { InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
 
 /** Tries of a step's work, the first included, when it fails for a passing reason. */
@@ -122,6 +123,8 @@ export class RunContext {
   readonly runNumber: number;
   readonly settings: Record<string, unknown>;
   readonly signal: AbortSignal;
+  /** The session as this run may read and change it; every write is fenced by the lease. */
+  readonly session: RunSession;
   private readonly store: Store;
   private readonly lease: Lease;
   private readonly records = new Map<string, StepRecord>();
@@ -142,11 +145,12 @@ export class RunContext {
     this.signal = options.signal;
     this.onLeaseLost = options.onLeaseLost;
     this.maxAttempts = options.maxAttempts;
+    this.session = new RunSession(options.store, { sessionId: this.sessionId, runId: this.runId, fence: this.fence });
     for (const record of options.journal) this.records.set(record.key, record);
   }
 
-  /** The lease this activation holds, for fenced writes a step makes to the store itself. */
-  get fence(): { sessionId: string; epoch: number } {
+  /** The lease this activation holds. */
+  private get fence(): { sessionId: string; epoch: number } {
     return { sessionId: this.lease.sessionId, epoch: this.lease.epoch };
   }
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
+import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
 import { withRetry } from '../shared/retry.ts';
-import { isQuarryError, QuarryError, toErrorInfo } from '../store/errors.ts';
 import type {
   ClaimSessionInput,
   ErrorInfo,

@@ -1,4 +1,4 @@
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 import type { RunContext } from './run-context.ts';
 
 /**

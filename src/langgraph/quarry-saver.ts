@@ -17,9 +17,9 @@ import {
   WRITES_IDX_MAP,
   writesSortKey,
 } from '@langchain/langgraph-checkpoint';
+import { isQuarryError } from '../shared/errors.ts';
 import type { ChannelValueRow, CheckpointRow, CheckpointTables } from '../store/checkpoint-tables.ts';
 import { threadExternalId } from '../store/checkpoint-tables.ts';
-import { isQuarryError } from '../store/errors.ts';
 import { openCheckpointStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 

@@ -30,13 +30,13 @@ interface FollowUpContext {
 /** Everything a follow-up starts from, read from the store once and journaled (so replay agrees). */
 async function loadContext(ctx: RunContext, deps: ResearchDependencies): Promise<FollowUpContext> {
   return ctx.step({ key: stepKeys.followUpContext, phase: 'plan' }, async () => {
-    const runs = await deps.store.listRuns(ctx.sessionId);
+    const runs = await ctx.session.runs();
     const previous = runs
       .filter((run) => run.id !== ctx.runId && run.status === 'completed')
       .map((run) => (run.output ?? {}) as Partial<ResearchOutput>);
     const notes = new Map<string, Note>();
     for (const output of previous) for (const note of output.notes ?? []) notes.set(note.id, note);
-    const messages = (await deps.store.listMessages(ctx.sessionId)).filter((message) => message.runId !== ctx.runId);
+    const messages = (await ctx.session.messages()).filter((message) => message.runId !== ctx.runId);
     const latestReport = [...previous].reverse().find((output) => output.report);
     const citations: CitedSource[] = [...(latestReport?.citations ?? [])];
     const numbered = new Set(citations.map((source) => source.url));
@@ -99,15 +99,12 @@ async function answerFromNotes(
     const text = applyCitationOrder(draft, identity);
     const cited = [...new Set(citedNumbers(text))].sort((a, b) => a - b).map((number) => byNumber.get(number)!);
     const answer = markClaims(`${text}\n\n${renderAnswerSources(cited)}`.trim(), claims);
-    const existing = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'write' });
+    const existing = await ctx.session.messages({ thisRun: true, phase: 'write' });
     if (!existing.some((message) => message.role === 'assistant')) {
-      await deps.store.appendMessage({
-        sessionId: ctx.sessionId,
+      await ctx.session.appendMessage({
         role: 'assistant',
         content: answer,
-        runId: ctx.runId,
         phase: 'write',
-        fence: ctx.fence,
       });
     }
     const flagged = claims.filter((claim) => claim.verdict !== 'supported');
@@ -173,22 +170,19 @@ async function answerInConversation(
     const cited = [...new Set(citedNumbers(draft))]
       .sort((a, b) => a - b)
       .flatMap((number) => byNumber.get(number) ?? []);
-    const versions = (await deps.store.listRuns(ctx.sessionId)).filter(
+    const versions = (await ctx.session.runs()).filter(
       (run) => run.id !== ctx.runId && run.status === 'completed' && (run.output as Partial<ResearchOutput>)?.report,
     ).length;
     const answer = markClaims(
       `${draft}\n\n${renderAnswerSources(cited)}\n_Researched further: report version ${versions + 1} has the rest._`.trim(),
       claims,
     );
-    const existing = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'write' });
+    const existing = await ctx.session.messages({ thisRun: true, phase: 'write' });
     if (!existing.some((message) => message.role === 'assistant')) {
-      await deps.store.appendMessage({
-        sessionId: ctx.sessionId,
+      await ctx.session.appendMessage({
         role: 'assistant',
         content: answer,
-        runId: ctx.runId,
         phase: 'write',
-        fence: ctx.fence,
       });
     }
     return answer;

@@ -1,12 +1,13 @@
 import type { FetchedPage } from '../providers/fetch/fetch-page.ts';
 import type { SearchProvider } from '../providers/search/search-provider.ts';
-import type { Store } from '../store/store.ts';
 import type { Analyst } from './analyst.ts';
 import type { ResearchSettings } from './research-settings.ts';
 
-/** What the research workflow needs from the outside world; tests pass fakes of the edges. */
+/**
+ * What the research workflow needs from the outside world; tests pass fakes of the edges. The
+ * session itself it reads and changes through its run (`ctx.session`, fenced by the lease).
+ */
 export interface ResearchDependencies {
-  store: Store;
   analystFor(settings: ResearchSettings): Analyst;
   searchProvidersFor(settings: ResearchSettings): SearchProvider[];
   fetchPage(url: string, signal: AbortSignal): Promise<FetchedPage>;

@@ -1,7 +1,7 @@
 import type { RunContext } from '../engine/run-context.ts';
 import { type SearchProvider, type SearchResult, shortenQuery } from '../providers/search/search-provider.ts';
 import { mapConcurrent } from '../shared/concurrency.ts';
-import { isQuarryError, isRetryable, QuarryError } from '../store/errors.ts';
+import { isQuarryError, isRetryable, QuarryError } from '../shared/errors.ts';
 import type { Analyst } from './analyst.ts';
 import { citable, verifyNote } from './quotes.ts';
 import { searchRelevance } from './relevance.ts';
@@ -238,13 +238,10 @@ async function readAndTakeNotes(
     async (signal) => {
       const read = await readSource(deps, input.providers, choice, signal);
       const withTokens = { ...read, tokens: await countTokens(read.text, input.analyst.usesModel) };
-      await deps.store.upsertSource({
-        sessionId: ctx.sessionId,
+      await ctx.session.upsertSource({
         url: read.url,
         title: read.title,
         considered: 1,
-        runId: ctx.runId,
-        fence: ctx.fence,
         metadata: { provider: read.provider, fetched: read.fetched, error: read.error ?? null },
       });
       await ctx.emit('source-found', { url: read.url, title: read.title, fetched: read.fetched, query: read.query });

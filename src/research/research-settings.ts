@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 
 /** Research settings, stored with the session; every field has a default. */
 export const researchSettingsSchema = z.object({

@@ -47,13 +47,10 @@ function carryOn(
     const seed = seedFromCarried(question, carried);
     for (const url of seed.visited) {
       const note = seed.notes.find((each) => each.url === url)!;
-      await deps.store.upsertSource({
-        sessionId: ctx.sessionId,
+      await ctx.session.upsertSource({
         url,
         title: note.title,
         considered: 1,
-        runId: ctx.runId,
-        fence: ctx.fence,
         metadata: { provider: 'carried', fetched: false, error: null },
       });
       await ctx.emit('source-found', { url, title: note.title, fetched: false, query: note.query });
@@ -80,10 +77,10 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
         analyst.title(input.question, settings),
       );
       await ctx.step({ key: stepKeys.titleApply, phase: 'plan' }, async () => {
-        const session = await deps.store.getSession(ctx.sessionId);
+        const session = await ctx.session.read();
         // A title the user chose is never replaced.
         if (session.title === defaultTitle(input.question) && title.trim())
-          await deps.store.updateSession(ctx.sessionId, { title: title.trim().slice(0, 300) });
+          await ctx.session.rename(title.trim().slice(0, 300));
       });
       const seed = input.carried ? await carryOn(ctx, deps, input.question, input.carried) : null;
       const firstQueries =

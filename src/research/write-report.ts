@@ -178,24 +178,19 @@ export async function writeReport(
       claims,
     );
     for (const source of sources)
-      await deps.store.upsertSource({
-        sessionId: ctx.sessionId,
+      await ctx.session.upsertSource({
         url: source.url,
         citation: source.number,
         selected: 1,
-        fence: ctx.fence,
       });
     for (const claim of flagged) await ctx.emit('claim-flag', claim);
     // Idempotent: a retry of this step after a crash must not post the report twice.
-    const posted = await deps.store.listMessages(ctx.sessionId, { runId: ctx.runId, phase: 'verify' });
+    const posted = await ctx.session.messages({ thisRun: true, phase: 'verify' });
     if (input.post !== false && !posted.some((message) => message.role === 'assistant')) {
-      await deps.store.appendMessage({
-        sessionId: ctx.sessionId,
+      await ctx.session.appendMessage({
         role: 'assistant',
         content: report,
-        runId: ctx.runId,
         phase: 'verify',
-        fence: ctx.fence,
       });
     }
     return { report, citations: sources, flagged, claims };

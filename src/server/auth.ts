@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { LOCAL_OWNER } from '../service/service-context.ts';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 import { ownerStore } from '../store/owner-store.ts';
 import { clientAddress } from './client-limits.ts';
 import { hostName, isLoopback } from './request-guard.ts';

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { type Clock, systemClock } from '../shared/clock.ts';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 
 /** The address a request came from, as the socket says (a proxy's, behind a proxy). */
 export function clientAddress(c: Context): string {

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { type ErrorCode, isQuarryError, QuarryError } from '../store/errors.ts';
+import { type ErrorCode, isQuarryError, QuarryError } from '../shared/errors.ts';
 
 /** The HTTP status of every error code, in one place; a new code does not compile until it is here. */
 export const httpStatusOf: Record<ErrorCode, ContentfulStatusCode> = {

@@ -10,7 +10,7 @@ import {
 } from '../service/responses.ts';
 import type { ServiceContext } from '../service/service-context.ts';
 import { stopSession } from '../service/session-control.ts';
-import { isQuarryError } from '../store/errors.ts';
+import { isQuarryError } from '../shared/errors.ts';
 
 /** How often a client should ask again while a research runs. */
 export const TASK_POLL_MS = 2_000;

@@ -9,8 +9,8 @@ import { outlineQuestion } from '../service/outline-question.ts';
 import type { ServiceContext } from '../service/service-context.ts';
 import { showSession } from '../service/session-queries.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
+import { isQuarryError, toErrorInfo } from '../shared/errors.ts';
 import { isRunEnd } from '../shared/events.ts';
-import { isQuarryError, toErrorInfo } from '../store/errors.ts';
 import { sessionTaskStore, TASK_POLL_MS } from './mcp-tasks.ts';
 import { progressNote } from './responses-wire.ts';
 

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { parseJsonText } from '../shared/json-text.ts';
-import { invalidInput, QuarryError } from '../store/errors.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 
 const stateChanging = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -5,7 +5,7 @@ import type { QuarryConfig } from '../config/quarry-config.ts';
 import { Runner } from '../engine/runner.ts';
 import { backgroundIndexer, documentRoots } from '../service/document-folders.ts';
 import { createWorkflowRegistry } from '../service/research-runtime.ts';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createApp } from './app.ts';
 import { AuthThrottle, limitConnections } from './client-limits.ts';
@@ -106,6 +106,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     runner,
     async close() {
       await runner?.shutdown({ handoff: true, graceMs: 5_000 });
+      await indexer.close();
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

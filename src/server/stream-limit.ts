@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 import type { AppEnv } from './server-env.ts';
 
 /** Whether a request asks for an event stream (Server-Sent Events) that stays open. */

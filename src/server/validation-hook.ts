@@ -1,5 +1,5 @@
 import type { ZodError } from 'zod';
-import { invalidInput, QuarryError } from '../store/errors.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
 
 /**
  * The validators' hook: a request that fails its schema becomes `INVALID_INPUT` naming the field

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { errorCodes } from '../store/errors.ts';
+import { errorCodes } from '../shared/errors.ts';
 import { sessionStatuses, stepKinds } from '../store/store.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Outline } from '../research/research-types.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
-import { invalidInput, QuarryError } from '../store/errors.ts';
 import type { Message, Session } from '../store/store.ts';
 import { outlineQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';

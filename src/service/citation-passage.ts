@@ -2,7 +2,7 @@ import { displayLocation } from '../research/citations.ts';
 import { locateQuote } from '../research/quotes.ts';
 import type { ResearchOutput, SourceText } from '../research/research-types.ts';
 import { isStepOf } from '../research/step-keys.ts';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
 

@@ -5,8 +5,8 @@ import {
   type IndexReport,
   indexFolders,
 } from '../providers/search/local-corpus/index-folders.ts';
-import { invalidInput, QuarryError } from '../store/errors.ts';
-import type { Store } from '../store/store.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
+import type { Corpus } from '../store/store.ts';
 
 /** A folder a server's operator allows, and the short name requests may use for it. */
 export interface DocumentRoot {
@@ -134,10 +134,12 @@ export interface DocumentIndexer {
    */
   ready(folders: string[], signal?: AbortSignal, onProgress?: (progress: IndexProgress) => void): Promise<void>;
   status(): IndexStatus;
+  /** Stops indexing that is under way and resolves when nothing writes to the store any more. */
+  close(): Promise<void>;
 }
 
 /** Indexes in the caller's time: `ensure` returns when done. */
-export function foregroundIndexer(store: Store): DocumentIndexer {
+export function foregroundIndexer(store: Corpus): DocumentIndexer {
   let last: IndexReport | null = null;
   return {
     async ensure(folders, options = {}) {
@@ -147,24 +149,28 @@ export function foregroundIndexer(store: Store): DocumentIndexer {
     },
     async ready() {},
     status: () => ({ state: 'idle', done: 0, total: 0, folders: [], error: null, lastReport: last }),
+    async close() {},
   };
 }
 
 /** Indexes one batch at a time in the background; `ready` waits for the batches a search needs. */
-export function backgroundIndexer(store: Store, log: (message: string) => void = console.error): DocumentIndexer {
+export function backgroundIndexer(store: Corpus, log: (message: string) => void = console.error): DocumentIndexer {
   const status: IndexStatus = { state: 'idle', done: 0, total: 0, folders: [], error: null, lastReport: null };
   let queue: Promise<void> = Promise.resolve();
+  const stopping = new AbortController();
   const pending = new Map<string, Promise<void>>();
   const listeners = new Set<(progress: IndexProgress) => void>();
   return {
     async ensure(folders) {
       for (const folder of folders) {
-        if (pending.has(folder)) continue;
+        if (pending.has(folder) || stopping.signal.aborted) continue;
         const done = queue.then(async () => {
-          status.state = 'indexing';
-          status.folders = [folder];
           try {
+            if (stopping.signal.aborted) return;
+            status.state = 'indexing';
+            status.folders = [folder];
             status.lastReport = await indexFolders(store, [folder], {
+              signal: stopping.signal,
               onProgress: (progress) => {
                 status.done = progress.done;
                 status.total = progress.total;
@@ -176,7 +182,7 @@ export function backgroundIndexer(store: Store, log: (message: string) => void =
           } catch (error) {
             status.state = 'failed';
             status.error = (error as Error).message;
-            log(`quarry serve: indexing ${folder} failed: ${status.error}`);
+            if (!stopping.signal.aborted) log(`quarry serve: indexing ${folder} failed: ${status.error}`);
           } finally {
             pending.delete(folder);
           }
@@ -213,5 +219,9 @@ export function backgroundIndexer(store: Store, log: (message: string) => void =
       }
     },
     status: () => ({ ...status }),
+    async close() {
+      stopping.abort(new Error('the server is closing'));
+      await queue;
+    },
   };
 }

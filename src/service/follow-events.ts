@@ -1,5 +1,5 @@
+import { isQuarryError } from '../shared/errors.ts';
 import type { StoredEvent } from '../shared/events.ts';
-import { isQuarryError } from '../store/errors.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
 import type { Session } from '../store/store.ts';
 

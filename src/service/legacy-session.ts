@@ -9,7 +9,7 @@ import {
   type ResearchRunInput,
 } from '../research/research-workflow.ts';
 import { type IterationStepKey, parseStepKey, stepKeys } from '../research/step-keys.ts';
-import { invalidInput } from '../store/errors.ts';
+import { invalidInput } from '../shared/errors.ts';
 import type { SessionSnapshot, SessionStatus, StepDetail } from '../store/store.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { isQuarryError } from '../store/errors.ts';
+import { isQuarryError } from '../shared/errors.ts';
 import { ownerStore } from '../store/owner-store.ts';
 import type { Store } from '../store/store.ts';
 import { buildSnapshot } from './session-export.ts';

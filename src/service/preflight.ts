@@ -1,6 +1,6 @@
 import { createLanguageModel } from '../providers/llm/create-language-model.ts';
 import type { ResearchSettings } from '../research/research-settings.ts';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /** The models a server's users may choose: the configured ones and the operator's list. */

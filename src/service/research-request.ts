@@ -1,6 +1,6 @@
 import { checkWebProvider } from '../providers/search/create-search-providers.ts';
 import { parseResearchSettings, type ResearchSettings } from '../research/research-settings.ts';
-import { invalidInput, QuarryError } from '../store/errors.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { resolveDocs } from './document-folders.ts';
 import type { ServiceContext } from './service-context.ts';
 

@@ -10,7 +10,7 @@ import { LlmAnalyst } from '../research/llm/llm-analyst.ts';
 import type { ResearchDependencies } from '../research/research-dependencies.ts';
 import type { ResearchSettings } from '../research/research-settings.ts';
 import { researchWorkflow } from '../research/research-workflow.ts';
-import type { Store } from '../store/store.ts';
+import type { Corpus } from '../store/store.ts';
 import type { IndexProgress } from './document-folders.ts';
 
 /** What research needs of the configuration: keys, prices and the fetch allow-list. */
@@ -40,16 +40,15 @@ const hostGate = new HostGate();
 
 /** Wires the research workflow to real providers: the composition every entry point shares. */
 export function createResearchDependencies(
-  store: Store,
+  corpus: Corpus,
   config: ResearchConfig,
   options: ResearchRuntimeOptions = {},
 ): ResearchDependencies {
   return {
-    store,
     analystFor: (settings) => analystFor(settings, config),
     searchProvidersFor: (settings) =>
       createSearchProviders({
-        store,
+        corpus,
         docs: settings.docs,
         web: settings.search,
         providers: config.providers,
@@ -61,9 +60,9 @@ export function createResearchDependencies(
 }
 
 export function createWorkflowRegistry(
-  store: Store,
+  corpus: Corpus,
   config: ResearchConfig,
   options: ResearchRuntimeOptions = {},
 ): WorkflowRegistry {
-  return new WorkflowRegistry([researchWorkflow(createResearchDependencies(store, config, options))]);
+  return new WorkflowRegistry([researchWorkflow(createResearchDependencies(corpus, config, options))]);
 }

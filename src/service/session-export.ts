@@ -1,8 +1,8 @@
 import { configuredWebProviders } from '../providers/search/create-search-providers.ts';
 import { parseResearchSettings } from '../research/research-settings.ts';
 import { RESEARCH_WORKFLOW_NAME } from '../research/research-workflow.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { parseJsonText } from '../shared/json-text.ts';
-import { invalidInput, QuarryError } from '../store/errors.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
 import { sessionSnapshotSchema } from '../store/snapshot-schema.ts';
 import type { Session, SessionSnapshot } from '../store/store.ts';

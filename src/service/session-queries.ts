@@ -1,7 +1,7 @@
 import { computeResumePoint, type ResumePoint } from '../engine/resume-point.ts';
 import { readResearchState } from '../research/research-state.ts';
 import type { ClaimResult, ResearchOutput, ResearchState } from '../research/research-types.ts';
-import { invalidInput, QuarryError } from '../store/errors.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
 import type { Message, Run, Session, Source, StepDetail } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
 

@@ -1,5 +1,5 @@
 import { parseResearchSettings } from '../research/research-settings.ts';
-import { QuarryError } from '../store/errors.ts';
+import { QuarryError } from '../shared/errors.ts';
 import type { Session } from '../store/store.ts';
 import { checkModels } from './preflight.ts';
 import { requestSources } from './research-request.ts';

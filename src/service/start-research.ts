@@ -3,7 +3,7 @@ import type { IndexFoldersOptions, IndexReport } from '../providers/search/local
 import { isApproval } from '../research/outline-review.ts';
 import { parseResearchSettings } from '../research/research-settings.ts';
 import { defaultTitle, RESEARCH_WORKFLOW_NAME, RESEARCH_WORKFLOW_VERSION } from '../research/research-workflow.ts';
-import { isQuarryError, QuarryError } from '../store/errors.ts';
+import { isQuarryError, QuarryError } from '../shared/errors.ts';
 import type { Message, Run, Session } from '../store/store.ts';
 import { checkModels } from './preflight.ts';
 import { checkQuestion, requestSources, researchSettings } from './research-request.ts';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { QuarryError } from '../store/errors.ts';
-import type { ApiToken, Store, User } from '../store/store.ts';
+import { QuarryError } from '../shared/errors.ts';
+import type { Accounts, ApiToken, User } from '../store/store.ts';
 import { parseDuration } from './session-queries.ts';
 
 /**
@@ -21,7 +21,7 @@ export interface TokenOptions {
   label?: string;
 }
 
-async function userNamed(store: Store, name: string): Promise<User> {
+async function userNamed(store: Accounts, name: string): Promise<User> {
   const user = (await store.listUsers()).find((each) => each.name === name);
   if (!user) {
     throw new QuarryError('USER_NOT_FOUND', `No user named "${name}". List them with: quarry users ls.`, {
@@ -31,7 +31,7 @@ async function userNamed(store: Store, name: string): Promise<User> {
   return user;
 }
 
-export async function addToken(store: Store, request: { name: string } & TokenOptions): Promise<NewToken> {
+export async function addToken(store: Accounts, request: { name: string } & TokenOptions): Promise<NewToken> {
   const user = await userNamed(store, request.name);
   const expiresAt = request.expiresIn ? Date.now() + parseDuration(request.expiresIn, '--expires') : null;
   const token = `qry_${randomBytes(24).toString('base64url')}`;
@@ -46,7 +46,7 @@ export async function addToken(store: Store, request: { name: string } & TokenOp
 
 /** A new user with a first token. */
 export async function addUser(
-  store: Store,
+  store: Accounts,
   request: { name: string } & TokenOptions,
 ): Promise<NewToken & { user: User }> {
   const user = await store.createUser({ name: request.name });
@@ -54,19 +54,19 @@ export async function addUser(
   return { user, ...token };
 }
 
-export function listUsers(store: Store): Promise<User[]> {
+export function listUsers(store: Accounts): Promise<User[]> {
   return store.listUsers();
 }
 
 /** Removes a user and every token of theirs (their sessions stay). */
-export async function removeUser(store: Store, name: string): Promise<User> {
+export async function removeUser(store: Accounts, name: string): Promise<User> {
   const user = await userNamed(store, name);
   await store.deleteUser(user.id);
   return user;
 }
 
 /** Tokens (one user's, or everyone's), with their user's name; never the tokens themselves. */
-export async function listTokens(store: Store, name?: string): Promise<(ApiToken & { user: string })[]> {
+export async function listTokens(store: Accounts, name?: string): Promise<(ApiToken & { user: string })[]> {
   const users = await store.listUsers();
   const userId = name === undefined ? undefined : (await userNamed(store, name)).id;
   const names = new Map(users.map((user) => [user.id, user.name]));
@@ -76,7 +76,7 @@ export async function listTokens(store: Store, name?: string): Promise<(ApiToken
   }));
 }
 
-export function revokeToken(store: Store, tokenId: string): Promise<void> {
+export function revokeToken(store: Accounts, tokenId: string): Promise<void> {
   return store.deleteApiToken(tokenId);
 }
 
@@ -98,7 +98,7 @@ const notValid = () => new QuarryError('UNAUTHORIZED', 'The API token is not val
  * user go, and so do the oldest of this API token's beyond `MAX_SIGN_INS_PER_TOKEN`.
  */
 export async function signInBrowser(
-  store: Store,
+  store: Accounts,
   apiToken: string,
 ): Promise<{ user: User; token: string; expiresAt: number }> {
   const found = await store.findToken(sha256(apiToken));
@@ -123,7 +123,7 @@ export async function signInBrowser(
 }
 
 /** Ends a browser's sign-in: its token stops working at once. API tokens are never touched here. */
-export async function signOutBrowser(store: Store, browserToken: string): Promise<void> {
+export async function signOutBrowser(store: Accounts, browserToken: string): Promise<void> {
   const found = await store.findToken(sha256(browserToken));
   if (found && found.token.parentId !== null) await store.deleteApiToken(found.token.id).catch(() => undefined);
 }

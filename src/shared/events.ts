@@ -6,7 +6,7 @@
  *
  * This file imports nothing at run time, so the web UI bundles it as it is.
  */
-import type { ErrorInfo } from '../store/errors.ts';
+import type { ErrorInfo } from './errors.ts';
 import type { StepKind } from './step-kinds.ts';
 
 export interface EventUsage {

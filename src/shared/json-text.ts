@@ -1,4 +1,4 @@
-import { invalidInput } from '../store/errors.ts';
+import { invalidInput } from './errors.ts';
 
 /** How deep any JSON Quarry accepts may nest; deeper text is refused before it is parsed. */
 export const MAX_JSON_DEPTH = 100;

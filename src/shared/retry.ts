@@ -1,5 +1,5 @@
-import { isRetryable, type QuarryError } from '../store/errors.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { isRetryable, type QuarryError } from './errors.ts';
 
 export interface RetryOptions {
   /**

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type ErrorCode, isErrorCode } from './errors.ts';
+import { type ErrorCode, isErrorCode } from '../shared/errors.ts';
 import { messageRoles, sessionStatuses, stepKinds } from './store.ts';
 
 const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));

@@ -12,9 +12,10 @@
  *   the lease epoch in the same transaction as the write and throw `LEASE_LOST` when another claim or
  *   a release happened since, without writing anything.
  */
+
+import type { ErrorInfo } from '../shared/errors.ts';
 import type { QuarryEvent, StoredEvent } from '../shared/events.ts';
 import type { StepKind } from '../shared/step-kinds.ts';
-import type { ErrorInfo } from './errors.ts';
 
 export const sessionStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'interrupted'] as const;
 export type SessionStatus = (typeof sessionStatuses)[number];
@@ -54,7 +55,7 @@ export interface LeaseInfo {
   pid: number | null;
 }
 
-export type { ErrorInfo } from './errors.ts';
+export type { ErrorInfo } from '../shared/errors.ts';
 
 export interface Session {
   id: string;
@@ -386,6 +387,8 @@ export interface UpdateSessionInput {
   /** Only while no live lease is held; otherwise `SESSION_ALREADY_RUNNING`. */
   status?: SessionStatus;
   error?: ErrorInfo | null;
+  /** Given by a worker (a run renaming its session): checked like every fenced write. */
+  fence?: Fence;
 }
 
 export interface OwnerScope {
@@ -592,11 +595,11 @@ export type EventListener = (sessionId: string, offset: number, ownerId?: string
 
 // ---------------------------------------------------------------------------------------------
 
-export interface Store {
-  info(): StoreInfo;
-  close(): Promise<void>;
-
-  // Sessions -----------------------------------------------------------------------------
+/**
+ * Sessions as their people see them: the session rows, their messages, runs and sources, and the
+ * operations on whole sessions (import, fork, retention, stop).
+ */
+export interface SessionStore {
   /** Creates a session (and, in the same transaction, its first message and run). */
   createSession(input: CreateSessionInput): Promise<Session>;
   getSession(sessionId: string, scope?: OwnerScope): Promise<Session>;
@@ -632,6 +635,57 @@ export interface Store {
   /** Oldest first. */
   listRuns(sessionId: string, scope?: OwnerScope): Promise<Run[]>;
 
+  // Sources --------------------------------------------------------------------------------
+  /** Inserts or updates the session's source with this URL (unique per session). */
+  upsertSource(input: UpsertSourceInput): Promise<Source>;
+  /** Cited ones first by citation number, then by discovery. */
+  listSources(sessionId: string, scope?: OwnerScope): Promise<Source[]>;
+
+  // Import ---------------------------------------------------------------------------------
+  /**
+   * Recreates a session from a snapshot in one transaction, owned by `ownerId`. Keeps the
+   * snapshot's ids when they are free, else gives the session and its runs new ones. A session that
+   * was running arrives `interrupted` (ready to resume); payloads are stored as blobs as usual.
+   */
+  importSession(
+    snapshot: SessionSnapshot,
+    options: { ownerId: string; admission?: Pick<Admission, 'sessions'> },
+  ): Promise<Session>;
+
+  // Fork and retention ---------------------------------------------------------------------
+  /**
+   * Copies messages, runs, journal and sources (blobs shared, never copied) up to `beforeStep` into
+   * a new `interrupted` session, ready to resume; the source session is not changed.
+   */
+  forkSession(input: ForkSessionInput): Promise<Session>;
+  /**
+   * Deletes finished sessions (`completed` and `failed` unless `statuses` says otherwise) not
+   * updated for `olderThanMs`, in batches; never touches queued, running or waiting sessions.
+   * `dryRun` counts them instead.
+   */
+  deleteFinishedSessions(options: DeleteFinishedOptions): Promise<{ deleted: number }>;
+  /** Asks the session to stop: a queued session becomes `interrupted` at once; a leased one is flagged for its worker. */
+  requestStop(sessionId: string, scope?: OwnerScope & { reason?: string }): Promise<StopResult>;
+}
+
+/** How runs execute: leases, the journal of steps (with its blobs), and the inbox of human answers. */
+export interface Journal {
+  /**
+   * Claims the session for `workerId` until now + `ttlMs` (database clock). Throws
+   * `SESSION_ALREADY_RUNNING` when another live lease holds it, `SESSION_COMPLETED` when its
+   * stored status is not in `fromStatuses`. The new epoch is the previous epoch + 1.
+   */
+  claimSession(input: ClaimSessionInput): Promise<Lease>;
+  /**
+   * Claims the least recently updated runnable session (`queued`, or `running` with an expired
+   * lease), skipping rows other workers are claiming; null when there is none.
+   */
+  claimNext(input: ClaimNextInput): Promise<Lease | null>;
+  /** Extends a lease that still holds its epoch; throws `LEASE_LOST` otherwise. */
+  heartbeat(lease: Lease, ttlMs: number): Promise<HeartbeatResult>;
+  /** Ends the lease (fenced) and sets the session status; `completed`/`waiting`/`interrupted` reset the claim count. */
+  release(lease: Lease, input: ReleaseInput): Promise<Session>;
+
   // Journal --------------------------------------------------------------------------------
   /**
    * Records that a step starts. The first record of a key gets the next `seq`; beginning a key
@@ -662,13 +716,18 @@ export interface Store {
   /** Null when no such blob exists. */
   getBlob(hash: string): Promise<Buffer | null>;
 
-  // Sources --------------------------------------------------------------------------------
-  /** Inserts or updates the session's source with this URL (unique per session). */
-  upsertSource(input: UpsertSourceInput): Promise<Source>;
-  /** Cited ones first by citation number, then by discovery. */
-  listSources(sessionId: string, scope?: OwnerScope): Promise<Source[]>;
+  // Inbox ----------------------------------------------------------------------------------
+  /**
+   * Records a human answer once per (run, request); a waiting session becomes `queued` in the same
+   * transaction. Rewinding past the request's step (`supersedeSteps`) forgets the answer.
+   */
+  deliverInput(input: DeliverInputInput): Promise<DeliverInputResult>;
+  /** The recorded answer, or `undefined` when none has arrived. */
+  readInput(runId: string, requestKey: string): Promise<{ value: unknown } | undefined>;
+}
 
-  // Events ---------------------------------------------------------------------------------
+/** Each session's ordered event log, and the notifications that something was written. */
+export interface EventLog {
   appendEvent(input: { sessionId: string; fence?: Fence; event: EventInput }): Promise<StoredEvent>;
   /** Events with `offset > after` (default 0), oldest first, at most `limit` (default 1000). */
   readEvents(sessionId: string, options?: { after?: number; limit?: number } & OwnerScope): Promise<StoredEvent[]>;
@@ -679,65 +738,10 @@ export interface Store {
   subscribe(sessionId: string | '*', listener: EventListener): () => void;
   /** Calls `listener` when a session may have become runnable (queued, released, answered). */
   onRunnable(listener: () => void): () => void;
+}
 
-  // Leases ---------------------------------------------------------------------------------
-  /**
-   * Claims the session for `workerId` until now + `ttlMs` (database clock). Throws
-   * `SESSION_ALREADY_RUNNING` when another live lease holds it, `SESSION_COMPLETED` when its
-   * stored status is not in `fromStatuses`. The new epoch is the previous epoch + 1.
-   */
-  claimSession(input: ClaimSessionInput): Promise<Lease>;
-  /**
-   * Claims the least recently updated runnable session (`queued`, or `running` with an expired
-   * lease), skipping rows other workers are claiming; null when there is none.
-   */
-  claimNext(input: ClaimNextInput): Promise<Lease | null>;
-  /** Extends a lease that still holds its epoch; throws `LEASE_LOST` otherwise. */
-  heartbeat(lease: Lease, ttlMs: number): Promise<HeartbeatResult>;
-  /** Ends the lease (fenced) and sets the session status; `completed`/`waiting`/`interrupted` reset the claim count. */
-  release(lease: Lease, input: ReleaseInput): Promise<Session>;
-  /** Asks the session to stop: a queued session becomes `interrupted` at once; a leased one is flagged for its worker. */
-  requestStop(sessionId: string, scope?: OwnerScope & { reason?: string }): Promise<StopResult>;
-
-  // Inbox ----------------------------------------------------------------------------------
-  /**
-   * Records a human answer once per (run, request); a waiting session becomes `queued` in the same
-   * transaction. Rewinding past the request's step (`supersedeSteps`) forgets the answer.
-   */
-  deliverInput(input: DeliverInputInput): Promise<DeliverInputResult>;
-  /** The recorded answer, or `undefined` when none has arrived. */
-  readInput(runId: string, requestKey: string): Promise<{ value: unknown } | undefined>;
-
-  // Users ----------------------------------------------------------------------------------
-  createUser(input: { id?: string; name: string }): Promise<User>;
-  listUsers(): Promise<User[]>;
-  /** Whether any user exists (a server on loopback serves its one local user only while none does). */
-  hasUsers(): Promise<boolean>;
-  /** Removes the user and their tokens (not their sessions). */
-  deleteUser(userId: string): Promise<void>;
-  /**
-   * Stores a token's hash (never the token), with an optional expiry (ms since the epoch) and the
-   * token it was minted from (`parentId`: it must exist, belong to the same user and have no parent
-   * itself, else `TOKEN_NOT_FOUND`; it cannot outlive it either: its expiry is capped at the parent's).
-   */
-  addApiToken(input: {
-    userId: string;
-    tokenHash: string;
-    label?: string;
-    expiresAt?: number | null;
-    parentId?: string;
-  }): Promise<ApiToken>;
-  /** A user's tokens (all users' when omitted), newest first. */
-  listApiTokens(userId?: string): Promise<ApiToken[]>;
-  /**
-   * Revokes one token and every token minted from it, in one transaction; `TOKEN_NOT_FOUND` when
-   * there is none with that id.
-   */
-  deleteApiToken(tokenId: string): Promise<void>;
-  /** The unexpired token with this hash (database clock) and its user, or null. */
-  findToken(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
-
-  // Local corpus ---------------------------------------------------------------------------
+/** The local documents index: documents, their passages, and search over them. */
+export interface Corpus {
   /** Inserts or replaces a document and its passages (and their full-text index) in one transaction. */
   upsertDocument(input: UpsertDocumentInput): Promise<CorpusDocument>;
   /** Records a new mtime for a document whose content did not change. */
@@ -767,28 +771,45 @@ export interface Store {
    * paths are skipped); score 0. By path, never by document id: a read names what it may read.
    */
   readPassages(input: { path: string; positions: number[] }): Promise<PassageHit[]>;
+}
 
-  // Import ---------------------------------------------------------------------------------
+/** Users and their API tokens. */
+export interface Accounts {
+  createUser(input: { id?: string; name: string }): Promise<User>;
+  listUsers(): Promise<User[]>;
+  /** Whether any user exists (a server on loopback serves its one local user only while none does). */
+  hasUsers(): Promise<boolean>;
+  /** Removes the user and their tokens (not their sessions). */
+  deleteUser(userId: string): Promise<void>;
   /**
-   * Recreates a session from a snapshot in one transaction, owned by `ownerId`. Keeps the
-   * snapshot's ids when they are free, else gives the session and its runs new ones. A session that
-   * was running arrives `interrupted` (ready to resume); payloads are stored as blobs as usual.
+   * Stores a token's hash (never the token), with an optional expiry (ms since the epoch) and the
+   * token it was minted from (`parentId`: it must exist, belong to the same user and have no parent
+   * itself, else `TOKEN_NOT_FOUND`; it cannot outlive it either: its expiry is capped at the parent's).
    */
-  importSession(
-    snapshot: SessionSnapshot,
-    options: { ownerId: string; admission?: Pick<Admission, 'sessions'> },
-  ): Promise<Session>;
+  addApiToken(input: {
+    userId: string;
+    tokenHash: string;
+    label?: string;
+    expiresAt?: number | null;
+    parentId?: string;
+  }): Promise<ApiToken>;
+  /** A user's tokens (all users' when omitted), newest first. */
+  listApiTokens(userId?: string): Promise<ApiToken[]>;
+  /**
+   * Revokes one token and every token minted from it, in one transaction; `TOKEN_NOT_FOUND` when
+   * there is none with that id.
+   */
+  deleteApiToken(tokenId: string): Promise<void>;
+  /** The unexpired token with this hash (database clock) and its user, or null. */
+  findToken(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
+}
 
-  // Fork and retention ---------------------------------------------------------------------
-  /**
-   * Copies messages, runs, journal and sources (blobs shared, never copied) up to `beforeStep` into
-   * a new `interrupted` session, ready to resume; the source session is not changed.
-   */
-  forkSession(input: ForkSessionInput): Promise<Session>;
-  /**
-   * Deletes finished sessions (`completed` and `failed` unless `statuses` says otherwise) not
-   * updated for `olderThanMs`, in batches; never touches queued, running or waiting sessions.
-   * `dryRun` counts them instead.
-   */
-  deleteFinishedSessions(options: DeleteFinishedOptions): Promise<{ deleted: number }>;
+/**
+ * Everything a backend implements: each concern above, plus what the backend is and its closing.
+ * Callers take the narrowest part they need (the indexer a `Corpus`, sign-in the `Accounts`).
+ */
+export interface Store extends SessionStore, Journal, EventLog, Corpus, Accounts {
+  info(): StoreInfo;
+  /** Closes the connections; any call after it throws `STORE_UNAVAILABLE`. */
+  close(): Promise<void>;
 }

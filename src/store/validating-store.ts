@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { nullable, optional } from 'zod';
+import { errorCodes, invalidInput, QuarryError } from '../shared/errors.ts';
 import { type EventType, eventTypes } from '../shared/events.ts';
-import { errorCodes, invalidInput, QuarryError } from './errors.ts';
 import { findNul } from './find-nul.ts';
 import { sessionSnapshotSchema } from './snapshot-schema.ts';
 import { finishedStatuses, messageRoles, type Store, sessionStatuses, stepKinds } from './store.ts';
@@ -159,6 +159,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       settings: optional(settings()),
       status: optional(status()),
       error: maybe(errorInfo()),
+      fence: optional(fence()),
     }),
     ownerScope(),
   ],

@@ -648,6 +648,30 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       expect(events.at(-1)!.data).toMatchObject({ folder: root });
       expect((await api('/healthz')).status).toBe(200);
     });
+
+    it('stops background indexing on close: nothing writes to the store afterwards', async () => {
+      const big = join(root, 'generated');
+      mkdirSync(big);
+      for (let index = 0; index < 2000; index++)
+        writeFileSync(join(big, `page-${index}.md`), `# Page ${index}\n\nTidal turbine ${index} turns slowly.\n`);
+      const logged: string[] = [];
+      const config = testConfig({ QUARRY_DOCS: root, QUARRY_PORT: '0' });
+      const running = await startServer({
+        store: database.store,
+        config,
+        runner: false,
+        log: (line) => logged.push(line),
+      });
+      // Closing while the folder is being indexed.
+      await eventually(async () => (await database.store.listDocuments({ pathPrefix: big })).length > 0, 60_000);
+      await running.close();
+      const count = (await database.store.listDocuments()).length;
+      expect(count).toBeLessThan(2000 + 10);
+      // Nothing of that indexing is still running to write later, or to fail loudly on a closed store.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await database.store.listDocuments()).length).toBe(count);
+      expect(logged.filter((line) => line.includes('failed'))).toEqual([]);
+    });
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolveSessionId } from '../../service/session-queries.ts';
 import { updateSession } from '../../service/session-settings.ts';
-import { invalidInput } from '../../store/errors.ts';
+import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 

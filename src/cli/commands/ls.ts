@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { listSessions } from '../../service/list-sessions.ts';
-import { invalidInput } from '../../store/errors.ts';
+import { invalidInput } from '../../shared/errors.ts';
 import { type SessionStatus, sessionStatuses } from '../../store/store.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { parseResearchSettings } from '../../research/research-settings.ts';
 import { exportSession, importSessionFile } from '../../service/session-export.ts';
 import { resolveSessionId } from '../../service/session-queries.ts';
-import { invalidInput } from '../../store/errors.ts';
+import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 

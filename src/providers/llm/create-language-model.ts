@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai';
 import type { ProviderSettings, QuarryConfig } from '../../config/quarry-config.ts';
-import { QuarryError } from '../../store/errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 
 export const modelProviders = ['openai', 'anthropic', 'ollama', 'openai-compatible'] as const;
 export type ModelProvider = (typeof modelProviders)[number];

@@ -1,7 +1,7 @@
 import type { ProviderSettings } from '../../config/quarry-config.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { QuarryError } from '../../store/errors.ts';
-import type { Store } from '../../store/store.ts';
+import { QuarryError } from '../../shared/errors.ts';
+import type { Corpus } from '../../store/store.ts';
 import { BraveSearch } from './brave/brave-search.ts';
 import { ExaSearch } from './exa/exa-search.ts';
 import { JinaSearch } from './jina/jina-search.ts';
@@ -75,7 +75,7 @@ export function createWebProvider(
 
 /** The providers of a run: the local corpus over `docs` (when given) and the named web providers. */
 export function createSearchProviders(options: {
-  store: Store;
+  corpus: Corpus;
   docs: string[];
   web: string[];
   providers: ProviderSettings;
@@ -84,7 +84,7 @@ export function createSearchProviders(options: {
 }): SearchProvider[] {
   const providers: SearchProvider[] = [];
   if (options.docs.length > 0) {
-    providers.push(new LocalCorpusSearch(options.store, options.docs, { ready: options.indexReady }));
+    providers.push(new LocalCorpusSearch(options.corpus, options.docs, { ready: options.indexReady }));
   }
   for (const name of options.web) providers.push(createWebProvider(name, options.providers));
   return providers;

@@ -1,4 +1,4 @@
-import { QuarryError } from '../../store/errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 
 /** A search provider failed; `isRetryable` and `retryAfterMs` say whether and when to try again. */
 export class SearchError extends QuarryError {

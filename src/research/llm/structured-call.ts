@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import type { ConfiguredModel } from '../../providers/llm/create-language-model.ts';
-import { QuarryError } from '../../store/errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type { TokenUsage } from '../analyst.ts';
 
 /** Attempts per structured call: the first, then retries with the validation error shown to the model. */

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { signInBrowser, signOutBrowser } from '../../service/users.ts';
-import { isQuarryError } from '../../store/errors.ts';
+import { isQuarryError } from '../../shared/errors.ts';
 import { authModeOf, TOKEN_COOKIE } from '../auth.ts';
 import { clientAddress } from '../client-limits.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';

@@ -52,9 +52,18 @@ export function leaseCases(use: () => TestDatabase): void {
       store.appendMessage({ sessionId: session.id, role: 'assistant', content: 'late', fence: old }),
       'LEASE_LOST',
     );
+    await expectCode(store.updateSession(session.id, { title: 'Renamed late', fence: old }), 'LEASE_LOST');
+    await expectCode(
+      store.upsertSource({ sessionId: session.id, url: 'https://late.example/', fence: old }),
+      'LEASE_LOST',
+    );
     await expectCode(store.heartbeat(old, 10_000), 'LEASE_LOST');
     await expectCode(store.release(old, { status: 'completed' }), 'LEASE_LOST');
     expect(await store.loadJournal(runId)).toEqual([]);
+    expect((await store.getSession(session.id)).title).toBe(session.title);
+    expect(await store.listSources(session.id)).toEqual([]);
+    // The current holder's fenced rename lands.
+    expect((await store.updateSession(session.id, { title: 'Renamed', fence: current })).title).toBe('Renamed');
     expect((await store.getSession(session.id)).lease?.workerId).toBe('w2');
   });
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { latestSchemaVersion } from '../migrations/index.ts';
-import type { StoreHarness } from './harness.ts';
+import { createTestSession, type StoreHarness } from './harness.ts';
 
 export function migrationCases(harness: StoreHarness): void {
   it('migrates a database made by an older schema version, keeping its data', async () => {
@@ -42,6 +42,35 @@ export function migrationCases(harness: StoreHarness): void {
         Array.from({ length: latestSchemaVersion }, (_, index) => index + 1),
       );
       for (const store of stores) await store.close();
+    } finally {
+      await database.destroy();
+    }
+  });
+
+  it('refuses every call after close with STORE_UNAVAILABLE, also one made while closing', async () => {
+    const database = await harness.create();
+    try {
+      const store = await database.openAnother();
+      const session = await createTestSession(store);
+      const closing = store.close();
+      const during = store.getSession(session.id).then(
+        () => 'read',
+        (error: unknown) => error,
+      );
+      await closing;
+      await store.close();
+      for (const call of [
+        () => store.getSession(session.id),
+        () => store.touchDocument({ path: '/late.md', mtimeMs: 1, size: 1 }),
+        () => store.listSessions(),
+      ]) {
+        await expect(call()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      }
+      // A call made as the store was closing either ran before it closed or was refused the same way.
+      const outcome = await during;
+      if (outcome !== 'read') expect(outcome).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      // The database itself is untouched: another connection reads the session.
+      expect((await database.store.getSession(session.id)).id).toBe(session.id);
     } finally {
       await database.destroy();
     }

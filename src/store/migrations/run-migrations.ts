@@ -1,4 +1,4 @@
-import { isRetryable, QuarryError } from '../errors.ts';
+import { isRetryable, QuarryError } from '../../shared/errors.ts';
 import type { SqlDriver } from '../sql/sql-driver.ts';
 import { migrations as allMigrations } from './index.ts';
 import type { Migration, MigrationResult } from './migration.ts';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import { PostgresDriver } from './postgres-driver.ts';
 
 /** One backend message: a type byte, a length that counts itself, the body. */

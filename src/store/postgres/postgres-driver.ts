@@ -1,7 +1,7 @@
 import type { Client, ClientBase, Pool, PoolClient } from 'pg';
 import pg from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
-import { isQuarryError, isRetryable, QuarryError } from '../errors.ts';
+import { isQuarryError, isRetryable, QuarryError, storeClosed } from '../../shared/errors.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
@@ -253,6 +253,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    if (this.closed) throw storeClosed(this.location);
     const readOnly = isReadOnly(sql);
     return this.reconnecting(async () => {
       const client = await this.checkOut();
@@ -327,6 +328,7 @@ export class PostgresDriver implements SqlDriver {
    * COMMIT may or may not have landed, and reaches the caller.
    */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    if (this.closed) throw storeClosed(this.location);
     return this.reconnecting(() => this.transactionOnce(work));
   }
 
@@ -400,6 +402,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     const listener = this.listener;
     this.listener = null;

@@ -1,4 +1,4 @@
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type { Admission } from '../store.ts';
 import { effectiveStatusSql } from './codec.ts';
 import type { SqlContext } from './context.ts';

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { invalidInput, isErrorCode, QuarryError } from '../errors.ts';
+import { invalidInput, isErrorCode, QuarryError } from '../../shared/errors.ts';
 import type { ErrorInfo, Session, SessionStatus, StepKind, StepRecord, StepStatus, StepUsage } from '../store.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 

@@ -1,4 +1,4 @@
-import { leaseLost, sessionNotFound } from '../errors.ts';
+import { leaseLost, sessionNotFound } from '../../shared/errors.ts';
 import type { Fence, OwnerScope, Session } from '../store.ts';
 import { sessionColumns, toSession } from './codec.ts';
 import type { SqlDriver, SqlExecutor } from './sql-driver.ts';

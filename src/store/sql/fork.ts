@@ -1,4 +1,4 @@
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type { ForkSessionInput, Session } from '../store.ts';
 import { admit } from './admission.ts';
 import { newId } from './codec.ts';

@@ -1,4 +1,4 @@
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type { DeliverInputInput, DeliverInputResult } from '../store.ts';
 import { decodeJson, encodeJson } from './codec.ts';
 import { notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';

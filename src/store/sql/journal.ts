@@ -1,4 +1,4 @@
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type {
   BeginStepInput,
   CompleteStepInput,

@@ -1,4 +1,4 @@
-import { leaseLost, QuarryError, sessionNotFound } from '../errors.ts';
+import { leaseLost, QuarryError, sessionNotFound } from '../../shared/errors.ts';
 import {
   type ClaimNextInput,
   type ClaimSessionInput,

@@ -1,4 +1,4 @@
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type { AppendMessageInput, Message, MessageRole, OwnerScope, Run, RunStatus, StartRunInput } from '../store.ts';
 import { admit } from './admission.ts';
 import { decodeJson, encodeJson, newId } from './codec.ts';

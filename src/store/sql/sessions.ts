@@ -1,5 +1,5 @@
+import { invalidInput, QuarryError } from '../../shared/errors.ts';
 import { event } from '../../shared/events.ts';
-import { QuarryError } from '../errors.ts';
 import type {
   CreateSessionInput,
   EventInput,
@@ -20,7 +20,7 @@ import {
   sessionColumns,
   toSession,
 } from './codec.ts';
-import { notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
+import { checkFence, notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
 import { appendEventsInTx, EVENTS_CHANNEL } from './events.ts';
 import { appendMessageInTx, startRunInTx } from './runs.ts';
 import type { SqlExecutor } from './sql-driver.ts';
@@ -170,6 +170,10 @@ export async function updateSession(
   scope: OwnerScope = {},
 ): Promise<Session> {
   return ctx.driver.transaction(async (tx) => {
+    if (patch.fence) {
+      if (patch.fence.sessionId !== sessionId) throw invalidInput('fence', 'names another session');
+      await checkFence(ctx, tx, patch.fence);
+    }
     const session = await readSession(ctx, tx, sessionId, scope);
     if (patch.status !== undefined && session.lease && session.status === 'running') {
       throw new QuarryError(

@@ -1,4 +1,4 @@
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type { ApiToken, User } from '../store.ts';
 import { newId } from './codec.ts';
 import type { SqlContext } from './context.ts';

@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { QuarryError } from '../errors.ts';
+import { QuarryError, storeClosed } from '../../shared/errors.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
@@ -129,6 +129,7 @@ export class SqliteDriver implements SqlDriver {
   private readOnly: string | null = null;
   /** The folder of the snapshot a read-only store is read from, removed on close. */
   private snapshotDir: string | null = null;
+  private closed = false;
 
   constructor(path: string, options: SqliteDriverOptions = {}) {
     this.location = path;
@@ -241,11 +242,13 @@ export class SqliteDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.stopPolling();
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     const queue = queues.get(this.location);
     if (!queue || !this.db.open) return;
     await this.serialize(async () => this.db.close());
+    this.closed = true;
     if (--queue.users === 0) queues.delete(this.location);
     if (this.snapshotDir) rmSync(this.snapshotDir, { recursive: true, force: true });
   }
@@ -277,13 +280,15 @@ export class SqliteDriver implements SqlDriver {
   }
 
   private serialize<T>(work: () => Promise<T>): Promise<T> {
-    const queue = queues.get(this.location)!;
+    const queue = queues.get(this.location);
+    if (this.closed || !queue) return Promise.reject(storeClosed(this.location));
     const next = queue.tail.then(work, work);
     queue.tail = next.catch(() => undefined);
     return next;
   }
 
   private run<T>(sql: string, params: readonly unknown[] = []): T[] {
+    if (!this.db.open) throw storeClosed(this.location);
     return this.wrapErrors(() => {
       let statement = this.statements.get(sql);
       if (!statement) {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { invalidInput } from '../../../store/errors.ts';
-import type { CorpusDocument, Store } from '../../../store/store.ts';
+import { invalidInput } from '../../../shared/errors.ts';
+import type { Corpus, CorpusDocument } from '../../../store/store.ts';
 import { type DocumentKind, kindFromPath } from '../../extract/extracted-document.ts';
 import { findDuplicates } from './duplicates.ts';
 import { ExtractPool } from './extract-pool.ts';
@@ -85,7 +85,7 @@ interface Pending {
  * the index (and every search's tie-breaks) is the same however the threads finish.
  */
 async function indexFolder(
-  store: Store,
+  store: Corpus,
   folder: string,
   context: { report: IndexReport; pool: ExtractPool; maxFileBytes: number; options: IndexFoldersOptions },
 ): Promise<void> {
@@ -206,7 +206,7 @@ async function indexFolder(
 }
 
 /** Finds the folder's mirrors and aggregates again and records what changed (`duplicates.ts`). */
-async function markDuplicates(store: Store, folder: string): Promise<void> {
+async function markDuplicates(store: Corpus, folder: string): Promise<void> {
   const prefix = folderPrefix(folder);
   const found = findDuplicates(await store.documentSketches({ pathPrefix: prefix }));
   const current = new Map(
@@ -228,7 +228,7 @@ const BATCH_PER_THREAD = 4;
  * gone are removed. Unreadable, binary, huge or malformed files are reported, never thrown.
  */
 export async function indexFolders(
-  store: Store,
+  store: Corpus,
   folders: string[],
   options: IndexFoldersOptions = {},
 ): Promise<IndexReport> {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { QuarryError } from '../../../store/errors.ts';
-import type { PassageHit, Store } from '../../../store/store.ts';
+import { QuarryError } from '../../../shared/errors.ts';
+import type { Corpus, PassageHit } from '../../../store/store.ts';
 import type { ReadText, SearchOptions, SearchProvider, SearchResult } from '../search-provider.ts';
 import { folderPrefix } from './index-folders.ts';
 
@@ -63,7 +63,7 @@ export class LocalCorpusSearch implements SearchProvider {
   private readonly prefixes: string[];
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Corpus,
     private readonly folders: string[] = [],
     private readonly options: { ready?: (folders: string[], signal?: AbortSignal) => Promise<void> } = {},
   ) {

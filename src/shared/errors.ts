@@ -114,3 +114,8 @@ export function leaseLost(sessionId: string, epoch: number): QuarryError {
     { details: { sessionId, epoch } },
   );
 }
+
+/** A call on a store after its `close()`: nothing was read or written. */
+export function storeClosed(location: string): QuarryError {
+  return new QuarryError('STORE_UNAVAILABLE', `The store at ${location} is closed.`, { details: { location } });
+}
