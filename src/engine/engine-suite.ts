@@ -179,7 +179,8 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
 
     it('resumes after SIGKILL of a worker process at every step boundary, repeating no completed step', async () => {
       const { store } = database;
-      for (let boundary = 0; boundary < probedKeys.length; boundary++) {
+      // One worker process per boundary, all at once (each on its own session).
+      const killAt = async (boundary: number) => {
         const session = await newDurabilitySession(store);
         // Answered before it is asked, so the worker runs straight through to every boundary.
         await store.deliverInput({
@@ -211,7 +212,8 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         expect(starts.get(heldKey), `the killed step ${heldKey} ran again`).toBe(2);
         const journal = await store.loadJournal(session.currentRunId!);
         expect(journal.find((step) => step.key === heldKey)!.attempts).toBe(2);
-      }
+      };
+      await Promise.all(probedKeys.map((_, boundary) => killAt(boundary)));
     });
 
     it('fails the run, naming the step, when a step keeps crashing past its attempt limit', async () => {

@@ -19,6 +19,7 @@ function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
 
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
+import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 
@@ -50,7 +51,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
         env: { ...env, ...extraEnv },
         encoding: 'utf8',
         // A command that prints and then hangs (an open connection) fails here.
-        timeout: 30_000,
+        timeout: within(30_000),
       });
       return { code: result.status, stdout: result.stdout, stderr: result.stderr };
     }
@@ -111,7 +112,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
         cwd: root,
         env: { ...env, COLUMNS: '120' },
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: within(60_000),
       });
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toContain('\r\x1b[2K');
@@ -171,7 +172,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
     });
 
     it('resumes at once after the process running it was killed, and stops a dead process’s session', async () => {
-      const fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 250 }).start();
+      const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
       try {
         const modelEnv = {
           ...env,
@@ -180,6 +181,8 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
           QUARRY_LLM_API_KEY: 'k',
         };
         const killed = async () => {
+          // Killed while it waits for its fourth model call, however fast or slow the machine.
+          fake.holdAfter(3);
           const child = spawn(process.execPath, [bin, '--json', 'run', QUESTION, '--docs', docs, '--iterations', '1'], {
             env: modelEnv,
             stdio: ['ignore', 'pipe', 'pipe'],
@@ -187,10 +190,10 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
           let stdout = '';
           child.stdout.on('data', (chunk) => (stdout += chunk));
           const exited = new Promise((resolve) => child.on('exit', resolve));
-          const callsBefore = fake.calls.length;
-          while (fake.calls.length < callsBefore + 3) await new Promise((resolve) => setTimeout(resolve, 20));
+          await fake.waitUntilHeld();
           child.kill('SIGKILL');
           await exited;
+          fake.release();
           return (JSON.parse(stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
         };
         const first = await killed();
@@ -212,7 +215,8 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
     });
 
     it('tells the terminal of a session deleted while it ran that nothing is left to resume (issue 34)', async () => {
-      const fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 200 }).start();
+      const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+      fake.holdAfter(2);
       try {
         const modelEnv = {
           ...env,
@@ -229,7 +233,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
         child.stdout.on('data', (chunk) => (stdout += chunk));
         child.stderr.on('data', (chunk) => (stderr += chunk));
         const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-        while (fake.calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+        await fake.waitUntilHeld();
         const id = (JSON.parse(stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
         const removed = await runAsync(['rm', '--force', '--yes', id.slice(0, 8)], modelEnv);
         expect(removed.code, removed.stderr).toBe(0);
@@ -450,7 +454,7 @@ export function describeInterruptedRun() {
     let docs: string;
 
     beforeEach(async () => {
-      server = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 300 }).start();
+      server = await new FakeOpenAiServer(schemaFakeModel()).start();
       home = mkdtempSync(join(tmpdir(), 'quarry-cli-int-'));
       docs = join(home, 'docs');
       cpSync(fixtures, docs, { recursive: true });
@@ -474,6 +478,8 @@ export function describeInterruptedRun() {
       const referenceReport = reportOf(reference.stdout);
       expect(referenceReport).toContain('## Sources');
 
+      // Interrupted while it waits for its fourth model call.
+      server.holdAfter(3);
       const child = spawn(process.execPath, [bin, 'run', QUESTION, '--docs', docs, '--iterations', '1'], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -481,10 +487,10 @@ export function describeInterruptedRun() {
       let stdout = '';
       child.stdout.on('data', (chunk) => (stdout += chunk));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      const callsBefore = server.calls.length;
-      while (server.calls.length < callsBefore + 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      await server.waitUntilHeld();
       child.kill('SIGINT');
       expect(await exited).toBe(130);
+      server.release();
       const id = /quarry resume ([0-9a-f]{8})/.exec(stdout)?.[1];
       expect(id, stdout).toBeTruthy();
       const resumed = await runAsync(['resume', id!], env);

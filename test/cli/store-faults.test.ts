@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { within } from '../support/bounds.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'quarry');
@@ -62,7 +63,7 @@ describe('the SQLite store under faults, through the real executable', () => {
           ...args,
         ]
       : [bin, ...args];
-    const result = spawnSync(command, argv, { env, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(command, argv, { env, encoding: 'utf8', timeout: within(60_000) });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 

@@ -9,6 +9,7 @@ import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { axeViolations } from '../support/axe.ts';
+import { within } from '../support/bounds.ts';
 import { browserSkipReason, launchBrowser } from '../support/browser.ts';
 import { testConfig } from '../support/test-config.ts';
 
@@ -61,7 +62,7 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
       });
     browser = await launchBrowser();
     page = await browser.newPage();
-  }, 120_000);
+  }, within(120_000));
   afterAll(async () => {
     await browser?.close();
     await server?.close();
@@ -70,7 +71,7 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
   });
 
   it('asks for a token, refuses a wrong one, and keeps the right one only in an HttpOnly cookie', {
-    timeout: 60_000,
+    timeout: within(60_000),
   }, async () => {
     await page.goto(server.url);
     await page.getByRole('heading', { name: 'Sign in to Quarry' }).waitFor();
@@ -94,7 +95,7 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
   });
 
   it('loads all 300 sessions by scrolling, and applies pushed changes in place without moving the list', {
-    timeout: 90_000,
+    timeout: within(90_000),
   }, async () => {
     const sidebar = page.locator('.sidebar');
     const sessions = sidebar.locator('li.session');
@@ -123,17 +124,19 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
       body: JSON.stringify({ question: 'How does tidal power generate electricity?' }),
     });
     await api(`/api/sessions/${renamed.id}`, { method: 'PATCH', body: JSON.stringify({ title: 'Renamed elsewhere' }) });
-    await sidebar.getByText('Renamed elsewhere').waitFor({ timeout: 10_000 });
+    await sidebar.getByText('Renamed elsewhere').waitFor({ timeout: within(10_000) });
     const fresh = sidebar.locator(`li.session[data-session-id="${created.id}"]`);
-    await fresh.waitFor({ timeout: 10_000 });
+    await fresh.waitFor({ timeout: within(10_000) });
     expect(await sessions.count()).toBe(SESSIONS + 1);
     expect(await topTitle()).toBe(before);
     // The new session's status moves on by itself, pushed, without a reload.
-    await fresh.locator('.badge.completed').waitFor({ timeout: 30_000 });
+    await fresh.locator('.badge.completed').waitFor({ timeout: within(30_000) });
     await shot('sidebar-live');
   });
 
-  it('fits a phone: no horizontal scroll, the sidebar a drawer, the report readable', { timeout: 60_000 }, async () => {
+  it('fits a phone: no horizontal scroll, the sidebar a drawer, the report readable', {
+    timeout: within(60_000),
+  }, async () => {
     const phone = await browser.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
     // As many phone users set it; it also keeps the drawer's slide out of the screenshots.
@@ -162,7 +165,9 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
     await phone.close();
   });
 
-  it('signs out: the page returns to sign-in and the browser token no longer works', { timeout: 30_000 }, async () => {
+  it('signs out: the page returns to sign-in and the browser token no longer works', {
+    timeout: within(30_000),
+  }, async () => {
     const [cookie] = await browser.cookies(server.url);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Quarry' }).waitFor();

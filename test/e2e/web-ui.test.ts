@@ -10,6 +10,7 @@ import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { axeViolations } from '../support/axe.ts';
+import { within } from '../support/bounds.ts';
 import { browserSkipReason, launchBrowser } from '../support/browser.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
@@ -93,7 +94,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       dialogs.push(dialog.message());
       void dialog.accept();
     });
-  }, 60_000);
+  }, within(60_000));
   afterAll(async () => {
     await browser?.close();
     await server?.close();
@@ -104,18 +105,25 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   });
 
   it('shows progress in research terms, then the report, whose citations open their passage', {
-    timeout: 90_000,
+    timeout: within(90_000),
   }, async () => {
     await startResearch('How does tidal power generate electricity?', { model: true });
     // Progress: the stages, the queries asked and the sources read, never step keys.
     const searches = page.getByRole('region', { name: 'Searches' });
-    await searches.locator('li').first().waitFor({ timeout: 20_000 });
-    await page.getByRole('region', { name: 'Sources read' }).locator('li').first().waitFor({ timeout: 20_000 });
+    await searches
+      .locator('li')
+      .first()
+      .waitFor({ timeout: within(20_000) });
+    await page
+      .getByRole('region', { name: 'Sources read' })
+      .locator('li')
+      .first()
+      .waitFor({ timeout: within(20_000) });
     expect(await searches.textContent()).not.toMatch(/iteration-\d|notes-\d/);
     await shot('progress');
     await page.reload();
     await page.getByRole('list', { name: 'Research stages' }).waitFor();
-    await page.locator('header .badge.completed').waitFor({ timeout: 60_000 });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(60_000) });
     // Once finished the report is what shows; its citations are buttons that open the passage.
     const citation = page.locator('.report article button.citation').first();
     await citation.waitFor();
@@ -131,41 +139,44 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   });
 
   it('says once that the connection is lost, stops the live pulse, and catches up when the server is back', {
-    timeout: 120_000,
+    timeout: within(120_000),
   }, async () => {
     await startResearch('Where are tidal stations?', { model: true });
     await page.getByRole('button', { name: 'Stop' }).click();
-    await page.locator('header .badge.interrupted').waitFor({ timeout: 20_000 });
+    await page.locator('header .badge.interrupted').waitFor({ timeout: within(20_000) });
     await page.getByRole('button', { name: 'Resume', exact: true }).click();
-    await page.getByText(/· live$/).waitFor({ timeout: 20_000 });
+    await page.getByText(/· live$/).waitFor({ timeout: within(20_000) });
     await server.close();
     const banner = page.getByRole('status').filter({ hasText: 'Connection to the server lost' });
-    await banner.waitFor({ timeout: 20_000 });
+    await banner.waitFor({ timeout: within(20_000) });
     expect(await page.getByText('Failed to fetch').count()).toBe(0);
     expect(await page.locator('.layout.offline').count()).toBe(1);
     await shot('offline');
     await start();
-    await page.getByRole('status').filter({ hasText: 'Connected again' }).waitFor({ timeout: 30_000 });
-    await page.locator('header .badge.completed').waitFor({ timeout: 60_000 });
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Connected again' })
+      .waitFor({ timeout: within(30_000) });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(60_000) });
     await shot('recovered');
   });
 
   it('answers an outline review and sends a follow-up with Enter, on the report page', {
-    timeout: 90_000,
+    timeout: within(90_000),
   }, async () => {
     await startResearch('How do tidal barrages work?', { review: true });
     const review = page.getByRole('region', { name: 'Outline review' });
-    await review.waitFor({ timeout: 30_000 });
+    await review.waitFor({ timeout: within(30_000) });
     await shot('outline-review');
     await review.getByRole('button', { name: 'Approve' }).click();
-    await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
     const question = page.getByLabel('Follow-up question');
     await question.waitFor();
-    await expect.poll(() => question.isEnabled(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => question.isEnabled(), { timeout: within(10_000) }).toBe(true);
     await question.fill('When did La Rance open?');
     await question.press('Enter');
     const answers = page.locator('.conversation .message.assistant');
-    await answers.first().waitFor({ timeout: 30_000 });
+    await answers.first().waitFor({ timeout: within(30_000) });
     expect(await page.locator('.conversation .message.user').first().textContent()).toContain(
       'When did La Rance open?',
     );
@@ -173,10 +184,10 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   });
 
   it('shows hostile source text as text: no script runs, no image is fetched, the export forbids both', {
-    timeout: 60_000,
+    timeout: within(60_000),
   }, async () => {
     await startResearch('What did the hostile page say about tidal barrages?');
-    await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
     await page.getByRole('tab', { name: 'Sources' }).click();
     await page.getByText('Tidal <script>alert("title")</script> barrages').first().waitFor();
     await page.getByRole('tab', { name: 'Report' }).click();
@@ -199,9 +210,11 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await shot('hostile');
   });
 
-  it('resumes and forks from a step chosen in a dialog, renames, and deletes', { timeout: 90_000 }, async () => {
+  it('resumes and forks from a step chosen in a dialog, renames, and deletes', {
+    timeout: within(90_000),
+  }, async () => {
     await startResearch('How much electricity does La Rance make?');
-    await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
     const id = /\/sessions\/([^/]+)$/.exec(page.url())?.[1];
     await page.getByRole('button', { name: 'Resume from…' }).click();
     const resume = page.getByRole('dialog', { name: 'Resume from' });
@@ -217,10 +230,10 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
           ((await (await fetch(`${server.url}/api/sessions/${id}/steps`)).json()).steps as { status: string }[]).some(
             (step) => step.status === 'superseded',
           ),
-        { timeout: 30_000 },
+        { timeout: within(30_000) },
       )
       .toBe(true);
-    await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
     expect(page.url()).toContain(`/sessions/${id}`);
 
     await page.getByRole('button', { name: 'Fork from…' }).click();
@@ -229,7 +242,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await fork.getByRole('button', { name: /Fork from outline/ }).click();
     await page.waitForURL((url) => !url.pathname.endsWith(id ?? ''));
     await page.getByText('its parent session').waitFor();
-    await page.locator('header .badge.completed').waitFor({ timeout: 30_000 });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
 
     await page.getByLabel('Title', { exact: true }).fill('Renamed in the browser');
     await page.getByLabel('Title', { exact: true }).press('Enter');
@@ -240,7 +253,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await expect.poll(() => page.locator('.sidebar li.session').count()).toBe(before - 1);
   });
 
-  it('passes axe-core (WCAG 2.1 AA) in light and dark themes', { timeout: 60_000 }, async () => {
+  it('passes axe-core (WCAG 2.1 AA) in light and dark themes', { timeout: within(60_000) }, async () => {
     const [session] = (await (await fetch(`${server.url}/api/sessions`)).json()).sessions;
     for (const theme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: theme });

@@ -6,6 +6,7 @@ import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
 import { postgresSkipReason, postgresTestUrl } from '../../src/store/postgres/postgres-harness.ts';
+import { within } from '../support/bounds.ts';
 import { saverLocation } from './saver-initializer.ts';
 
 const State = Annotation.Root({
@@ -48,7 +49,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     };
 
     it('stores 200 appending steps of ~10 KB in at most 1.5× their size, and reads the state back whole', {
-      timeout: 120_000,
+      timeout: within(120_000),
     }, async () => {
       const { saver, location } = await open();
       const app = graph().compile({ checkpointer: saver });
@@ -82,7 +83,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     it('forks from an earlier checkpoint exactly as LangGraph’s in-memory saver does', {
-      timeout: 60_000,
+      timeout: within(60_000),
     }, async () => {
       const { saver } = await open();
       const fork = async (checkpointer: BaseCheckpointSaver) => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { within } from '../support/bounds.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,7 +59,7 @@ describe('MCP server', () => {
   });
 
   it('passes the MCP conformance suite’s server scenarios, but for its listed expected failures', {
-    timeout: 180_000,
+    timeout: within(180_000),
   }, async () => {
     const suite = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
     const run = await promisify(execFile)(
@@ -89,7 +90,7 @@ describe('MCP server', () => {
   });
 
   it('drives research over Streamable HTTP with a token; a run outlives its client; users stay apart', {
-    timeout: 90_000,
+    timeout: within(90_000),
   }, async () => {
     const alice = await connect(`${withUsers.url}/mcp`, tokens.alice);
     const tools = (await alice.listTools()).tools.map((tool) => tool.name).sort();
@@ -145,7 +146,7 @@ describe('MCP server', () => {
   });
 
   it('runs research as an MCP task: created at once, outlives its client, read and listed from another connection', {
-    timeout: 90_000,
+    timeout: within(90_000),
   }, async () => {
     const alice = await connect(`${withUsers.url}/mcp`, tokens.alice);
     let taskId = '';
@@ -187,7 +188,7 @@ describe('MCP server', () => {
   });
 
   it('cancels a research task that has not finished; its session is stopped, not lost', {
-    timeout: 60_000,
+    timeout: within(60_000),
   }, async () => {
     // A server without a runner: the research stays queued until cancelled.
     const parkedDatabase = await sqliteHarness.create();
@@ -220,7 +221,9 @@ describe('MCP server', () => {
     }
   });
 
-  it('serves stdio with quarry mcp: waits for a report, with progress notifications', { timeout: 90_000 }, async () => {
+  it('serves stdio with quarry mcp: waits for a report, with progress notifications', {
+    timeout: within(90_000),
+  }, async () => {
     const home = mkdtempSync(join(tmpdir(), 'quarry-mcp-'));
     cpSync(fixtures, join(home, 'docs'), { recursive: true });
     const client = new Client({ name: 'quarry-test', version: '1.0.0' });
@@ -238,7 +241,7 @@ describe('MCP server', () => {
         undefined,
         {
           onprogress: (note) => progress.push(note.message ?? ''),
-          timeout: 60_000,
+          timeout: within(60_000),
         },
       )) as ToolResult;
       expect(done.isError).toBeFalsy();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../src/store/conformance/harness.ts';
 import { PostgresDriver } from '../../src/store/postgres/postgres-driver.ts';
 import { postgresSkipReason, postgresTestUrl } from '../../src/store/postgres/postgres-harness.ts';
+import { within } from '../support/bounds.ts';
 import { quotedParagraphs, startFakeWebSite } from '../support/fake-web-site.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,7 +47,7 @@ describe('the packed package, installed in an empty folder', () => {
     execFileSync(
       npm,
       ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts', '--prefer-offline', `./${tarball}`],
-      { cwd: folder, stdio: 'ignore', timeout: 600_000 },
+      { cwd: folder, stdio: 'ignore', timeout: within(600_000) },
     );
     cpSync(
       join(root, 'node_modules', 'better-sqlite3', 'build'),
@@ -57,7 +58,7 @@ describe('the packed package, installed in an empty folder', () => {
     );
     quarry = join(folder, 'node_modules', '.bin', 'quarry');
     cpSync(join(root, 'test', 'fixtures', 'corpus'), join(folder, 'docs'), { recursive: true });
-  }, 660_000);
+  }, within(660_000));
   afterAll(() => {
     rmSync(folder, { recursive: true, force: true });
   });
@@ -90,7 +91,7 @@ describe('the packed package, installed in an empty folder', () => {
       {
         env: env(),
         encoding: 'utf8',
-        timeout: 120_000,
+        timeout: within(120_000),
       },
     );
     expect(run.status, run.stderr).toBe(0);
@@ -152,28 +153,30 @@ describe('the packed package, installed in an empty folder', () => {
     }
   });
 
-  it('gives LangGraph.js apps quarry/langgraph, with their own LangGraph packages', () => {
-    // The application brings @langchain/core and @langchain/langgraph-checkpoint (optional peers).
-    const versions = JSON.parse(
-      execFileSync('node', ['-p', 'JSON.stringify(require("./package.json").devDependencies)'], {
-        cwd: root,
-        encoding: 'utf8',
-      }),
-    ) as Record<string, string>;
-    execFileSync(
-      npm,
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        `@langchain/core@${versions['@langchain/core']}`,
-        `@langchain/langgraph-checkpoint@${versions['@langchain/langgraph-checkpoint']}`,
-        `typescript@${versions.typescript}`,
-        `@types/node@${versions['@types/node']}`,
-      ],
-      { cwd: folder, stdio: 'ignore', timeout: 600_000 },
-    );
-    const script = `
+  it(
+    'gives LangGraph.js apps quarry/langgraph, with their own LangGraph packages',
+    () => {
+      // The application brings @langchain/core and @langchain/langgraph-checkpoint (optional peers).
+      const versions = JSON.parse(
+        execFileSync('node', ['-p', 'JSON.stringify(require("./package.json").devDependencies)'], {
+          cwd: root,
+          encoding: 'utf8',
+        }),
+      ) as Record<string, string>;
+      execFileSync(
+        npm,
+        [
+          'install',
+          '--no-audit',
+          '--no-fund',
+          `@langchain/core@${versions['@langchain/core']}`,
+          `@langchain/langgraph-checkpoint@${versions['@langchain/langgraph-checkpoint']}`,
+          `typescript@${versions.typescript}`,
+          `@types/node@${versions['@types/node']}`,
+        ],
+        { cwd: folder, stdio: 'ignore', timeout: within(600_000) },
+      );
+      const script = `
       import { QuarrySaver } from 'quarry/langgraph';
       import { emptyCheckpoint } from '@langchain/langgraph-checkpoint';
       const saver = await QuarrySaver.open(process.argv[2]);
@@ -183,42 +186,44 @@ describe('the packed package, installed in an empty folder', () => {
       console.log(JSON.stringify(tuple.checkpoint.channel_values));
       await saver.close();
     `;
-    writeFileSync(join(folder, 'saver.mjs'), script);
-    const db = join(folder, 'langgraph.db');
-    const run = spawnSync('node', ['saver.mjs', db], { cwd: folder, encoding: 'utf8', timeout: 60_000 });
-    expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout.trim()).toBe('{"log":["a"]}');
-    // The thread is a Quarry session.
-    const listed = spawnSync(quarry, ['--db', db, 'ls'], { env: env(), encoding: 'utf8' });
-    expect(listed.stdout).toContain('LangGraph thread t1');
+      writeFileSync(join(folder, 'saver.mjs'), script);
+      const db = join(folder, 'langgraph.db');
+      const run = spawnSync('node', ['saver.mjs', db], { cwd: folder, encoding: 'utf8', timeout: within(60_000) });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe('{"log":["a"]}');
+      // The thread is a Quarry session.
+      const listed = spawnSync(quarry, ['--db', db, 'ls'], { env: env(), encoding: 'utf8' });
+      expect(listed.stdout).toContain('LangGraph thread t1');
 
-    // A TypeScript application gets the saver's types (issue 35: it got TS7016). Were they `any`,
-    // the expected error would not happen and tsc would fail on the unused directive.
-    writeFileSync(
-      join(folder, 'typed.mts'),
-      `import { QuarrySaver } from 'quarry/langgraph';
+      // A TypeScript application gets the saver's types (issue 35: it got TS7016). Were they `any`,
+      // the expected error would not happen and tsc would fail on the unused directive.
+      writeFileSync(
+        join(folder, 'typed.mts'),
+        `import { QuarrySaver } from 'quarry/langgraph';
        import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
        const saver: BaseCheckpointSaver = await QuarrySaver.open('typed.db');
        // @ts-expect-error open takes a location string
        await QuarrySaver.open(42);
        export { saver };`,
-    );
-    writeFileSync(
-      join(folder, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] },
-        files: ['typed.mts'],
-      }),
-    );
-    const typed = spawnSync(
-      process.execPath,
-      [join(folder, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', folder],
-      {
-        cwd: folder,
-        encoding: 'utf8',
-        timeout: 120_000,
-      },
-    );
-    expect(typed.status, typed.stdout + typed.stderr).toBe(0);
-  }, 660_000);
+      );
+      writeFileSync(
+        join(folder, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] },
+          files: ['typed.mts'],
+        }),
+      );
+      const typed = spawnSync(
+        process.execPath,
+        [join(folder, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', folder],
+        {
+          cwd: folder,
+          encoding: 'utf8',
+          timeout: within(120_000),
+        },
+      );
+      expect(typed.status, typed.stdout + typed.stderr).toBe(0);
+    },
+    within(660_000),
+  );
 });

@@ -9,6 +9,7 @@ import { createWorkflowRegistry } from '../../src/service/research-runtime.ts';
 import type { StoreHarness, TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { within } from '../support/bounds.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
@@ -123,7 +124,7 @@ function describeFuzz(harness: StoreHarness, skipReason: string | null) {
     });
 
     it('answers every route of the OpenAPI document without a 5xx, and rejected requests change nothing', {
-      timeout: 240_000,
+      timeout: within(240_000),
     }, async () => {
       const config = testConfig({ QUARRY_DOCS: join(home, 'docs'), QUARRY_PORT: '0' });
       // No runner: accepted requests queue work instead of racing the fingerprint below.

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { within } from '../support/bounds.ts';
 import { readSse, type SseEvent } from '../support/sse.ts';
 import { testConfig } from '../support/test-config.ts';
 
@@ -54,18 +55,26 @@ describe('live session feed and citations', () => {
   });
 
   it("pushes a user's own session changes (created, progress, status, rename, delete) and nobody else's", {
-    timeout: 60_000,
+    timeout: within(60_000),
   }, async () => {
     let id = '';
     let done = false;
+    let heard: SseEvent[] = [];
+    let bobReady = false;
     const aliceFeed = readSse(
       `${server.url}/api/sessions/feed`,
       { authorization: `Bearer ${tokens.alice}` },
-      (events) => events.some((event) => event.event === 'session-delete' && event.data.id === id),
+      (events) => {
+        heard = events;
+        return events.some((event) => event.event === 'session-delete' && event.data.id === id);
+      },
     );
-    const bobFeed = readSse(`${server.url}/api/sessions/feed`, { authorization: `Bearer ${tokens.bob}` }, () => done);
+    const bobFeed = readSse(`${server.url}/api/sessions/feed`, { authorization: `Bearer ${tokens.bob}` }, (events) => {
+      bobReady = events.some((event) => event.event === 'ready');
+      return done;
+    });
     // Both feeds are connected before anything changes.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => bobReady && heard.some((event) => event.event === 'ready'));
     id = (
       await api('/api/sessions', { method: 'POST', token: tokens.alice, body: JSON.stringify({ question: QUESTION }) })
     ).body.id;
@@ -77,8 +86,8 @@ describe('live session feed and citations', () => {
       (await api(`/api/sessions/${id}`, { method: 'PATCH', token: tokens.alice, body: '{"title":"Tides, renamed"}' }))
         .status,
     ).toBe(200);
-    // Give the feed a moment to push the rename before the deletion follows it.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The feed pushes the rename before the deletion follows it.
+    await eventually(() => heard.some((event) => event.event === 'session' && event.data.title === 'Tides, renamed'));
     expect((await api(`/api/sessions/${id}`, { method: 'DELETE', token: tokens.alice })).status).toBe(204);
     const events: SseEvent[] = await aliceFeed;
     done = true;
@@ -99,7 +108,9 @@ describe('live session feed and citations', () => {
     expect(JSON.stringify(bobEvents)).not.toContain(id);
   });
 
-  it('answers what a citation points to, with its passage in the text that was read', { timeout: 60_000 }, async () => {
+  it('answers what a citation points to, with its passage in the text that was read', {
+    timeout: within(60_000),
+  }, async () => {
     const id = (
       await api('/api/sessions', { method: 'POST', token: tokens.alice, body: JSON.stringify({ question: QUESTION }) })
     ).body.id;

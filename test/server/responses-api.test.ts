@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { readSse, type SseEvent } from '../support/sse.ts';
@@ -19,8 +20,8 @@ const tokens = { alice: 'alice-responses-token', bob: 'bob-responses-token' };
 
 /**
  * The OpenAI Responses API, driven by the official `openai` client and by plain HTTP with an SSE
- * parser, against a server whose research model is a fake OpenAI-compatible server (so runs take
- * a few seconds: long enough to drop a stream, resume it, and cancel).
+ * parser, against a server whose research model is a fake OpenAI-compatible server (which holds a
+ * run's model calls where a test must act mid-run).
  */
 describe('OpenAI Responses API', () => {
   let database: TestDatabase;
@@ -31,7 +32,7 @@ describe('OpenAI Responses API', () => {
 
   beforeAll(async () => {
     database = await sqliteHarness.create();
-    fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 120 }).start();
+    fake = await new FakeOpenAiServer(schemaFakeModel()).start();
     home = mkdtempSync(join(tmpdir(), 'quarry-responses-'));
     cpSync(fixtures, join(home, 'docs'), { recursive: true });
     for (const name of ['alice', 'bob'] as const) {
@@ -64,7 +65,7 @@ describe('OpenAI Responses API', () => {
     await eventually(async () => {
       response = await openai.responses.retrieve(id);
       return !['queued', 'in_progress'].includes(response.status ?? '');
-    }, 60_000);
+    }, within(60_000));
     return response;
   };
 
@@ -82,7 +83,7 @@ describe('OpenAI Responses API', () => {
   };
 
   it('runs in the background: create returns at once, retrieve gives the cited report', {
-    timeout: 90_000,
+    timeout: within(90_000),
   }, async () => {
     const openai = client(tokens.alice);
     const created = await openai.responses.create({
@@ -124,7 +125,9 @@ describe('OpenAI Responses API', () => {
     ]);
   });
 
-  it('streams, and picks a dropped stream up again from its last sequence number', { timeout: 90_000 }, async () => {
+  it('streams, and picks a dropped stream up again from its last sequence number', {
+    timeout: within(90_000),
+  }, async () => {
     const openai = client(tokens.alice);
     const first: { type: string; sequence_number: number }[] = [];
     const stream = await openai.responses.create({ model: 'quarry', input: QUESTION, stream: true, background: true });
@@ -157,7 +160,7 @@ describe('OpenAI Responses API', () => {
     );
   });
 
-  it('speaks the Responses wire format event by event over plain HTTP', { timeout: 90_000 }, async () => {
+  it('speaks the Responses wire format event by event over plain HTTP', { timeout: within(90_000) }, async () => {
     const events = await readSse(
       `${server.url}/v1/responses`,
       { authorization: `Bearer ${tokens.alice}` },
@@ -189,7 +192,7 @@ describe('OpenAI Responses API', () => {
     expect(completed.output.map((item: { type: string }) => item.type)).toEqual(['reasoning', 'message']);
   });
 
-  it('continues a session with previous_response_id, and keeps users apart', { timeout: 90_000 }, async () => {
+  it('continues a session with previous_response_id, and keeps users apart', { timeout: within(90_000) }, async () => {
     const openai = client(tokens.alice);
     const first = await openai.responses.create({ model: 'quarry', input: QUESTION });
     expect(first.status).toBe('completed');
@@ -250,11 +253,15 @@ describe('OpenAI Responses API', () => {
   });
 
   it('cancels a running response, which a later "continue" resumes; delete removes it', {
-    timeout: 90_000,
+    timeout: within(90_000),
   }, async () => {
     const openai = client(tokens.alice);
+    // The run waits on its first model call until it is cancelled.
+    fake.holdAfter(0);
     const created = await openai.responses.create({ model: 'quarry', input: QUESTION, background: true });
+    await fake.waitUntilHeld();
     const cancelled = await openai.responses.cancel(created.id);
+    fake.release();
     expect(cancelled.status).toBe('cancelled');
     expect((await openai.responses.retrieve(created.id)).status).toBe('cancelled');
     const resumed = await openai.responses.create({

@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { within } from './bounds.ts';
 
 export interface ChatRequest {
   model: string;
   messages: { role: string; content: string }[];
   stream?: boolean;
+  temperature?: number;
   /** `json_schema` (structured outputs) or `json_object` (JSON mode), as OpenAI's Chat Completions take it. */
   response_format?: { type: string; json_schema?: { name?: string; schema?: unknown; strict?: boolean } };
 }
@@ -14,7 +16,7 @@ export interface LoggedCall {
   reply: string;
 }
 
-/** Decides the reply text for a request; throwing answers 500. */
+/** Decides the reply text for a request; throwing answers 500 (or the error's `status`). */
 export type Responder = (request: ChatRequest, call: number) => string;
 
 /**
@@ -27,6 +29,12 @@ export class FakeOpenAiServer {
   readonly unexpected: string[] = [];
   baseUrl = '';
   private server: Server | null = null;
+  /** Requests that have arrived (answered or held). */
+  private arrived = 0;
+  private holdFrom: number | null = null;
+  private holdMatching: ((request: ChatRequest) => boolean) | null = null;
+  private held: (() => void)[] = [];
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     private readonly respond: Responder,
@@ -43,12 +51,18 @@ export class FakeOpenAiServer {
         return;
       }
       const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
+      this.arrived += 1;
+      if ((this.holdFrom !== null && this.arrived > this.holdFrom) || this.holdMatching?.(request)) {
+        const released = new Promise<void>((resolve) => this.held.push(resolve));
+        for (const wake of this.waiters) wake();
+        await released;
+      }
       let reply: string;
       try {
         reply = this.respond(request, this.calls.length);
       } catch (error) {
         response
-          .writeHead(500, { 'content-type': 'application/json' })
+          .writeHead((error as { status?: number }).status ?? 500, { 'content-type': 'application/json' })
           .end(JSON.stringify({ error: { message: (error as Error).message } }));
         return;
       }
@@ -95,7 +109,47 @@ export class FakeOpenAiServer {
     return this;
   }
 
+  /**
+   * Answers the next `calls` requests, then holds every later one unanswered until `release()`: a
+   * test can act while a run is mid-way (kill it, stop it), however fast or slow the machine.
+   */
+  holdAfter(calls: number): void {
+    this.holdFrom = this.arrived + calls;
+  }
+
+  /** Holds every request `matches` picks (a step of one kind) until `release()`. */
+  holdWhen(matches: (request: ChatRequest) => boolean): void {
+    this.holdMatching = matches;
+  }
+
+  /** Answers the held requests and every later one at once. */
+  release(): void {
+    this.holdFrom = null;
+    this.holdMatching = null;
+    for (const resume of this.held.splice(0)) resume();
+  }
+
+  /** Resolves once a request is being held (the run is waiting on the model); fails after `timeoutMs`. */
+  async waitUntilHeld(timeoutMs = within(12_000)): Promise<void> {
+    const held = () => this.held.length > 0;
+    if (held()) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`no request was held within ${timeoutMs} ms (${this.arrived} arrived)`));
+      }, timeoutMs);
+      const check = () => {
+        if (!held()) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      this.waiters.add(check);
+    });
+  }
+
   async stop(): Promise<void> {
+    this.release();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } fr
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { within } from './bounds.ts';
 
 /** The newest PostgreSQL server binaries Debian installed (`/usr/lib/postgresql/<version>/bin`). */
 function binaries(): string {
@@ -96,7 +97,7 @@ export class OwnPostgres {
     execFileSync(asRoot ? 'runuser' : path, asRoot ? ['-u', 'postgres', '--', path, ...args] : args, {
       stdio: 'ignore',
       cwd: this.dir,
-      timeout: 60_000,
+      timeout: within(60_000),
     });
   }
 }

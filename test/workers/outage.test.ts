@@ -9,6 +9,7 @@ import { startResearch } from '../../src/service/start-research.ts';
 import { eventually, sleep } from '../../src/store/conformance/harness.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { tallyPrompts } from '../support/model-calls.ts';
 import { OwnPostgres } from '../support/own-postgres.ts';
@@ -58,7 +59,7 @@ describe.skipIf(process.env.STORE_BACKENDS !== undefined && !process.env.STORE_B
       docs = join(home, 'docs');
       cpSync(fixtures, docs, { recursive: true });
       store = await openStore({ db: cluster.url });
-    }, 60_000);
+    }, within(60_000));
     afterAll(async () => {
       for (const child of children) child.kill('SIGKILL');
       await store?.close().catch(() => undefined);
@@ -68,7 +69,7 @@ describe.skipIf(process.env.STORE_BACKENDS !== undefined && !process.env.STORE_B
     });
 
     it('waits the database out and finishes everything, repeating no completed model call', {
-      timeout: 240_000,
+      timeout: within(240_000),
     }, async () => {
       const env = {
         ...process.env,

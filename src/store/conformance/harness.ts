@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { within } from '../../../test/support/bounds.ts';
 import type { Store, WorkflowRef } from '../store.ts';
 
 /** One isolated, migrated database for one test. */
@@ -47,8 +48,12 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Resolves when `check` returns true, polling; rejects after `timeoutMs`. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/**
+ * Resolves when `check` returns true, polling; rejects once the bound is past. `quietMs` is what a
+ * quiet machine needs; the bound scales it (`within`), so a loaded machine only waits longer.
+ */
+export async function eventually(check: () => boolean | Promise<boolean>, quietMs = 5000): Promise<void> {
+  const timeoutMs = within(quietMs);
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
