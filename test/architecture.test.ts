@@ -100,10 +100,12 @@ describe('source architecture', () => {
       }
     }
     expect([...shared].sort()).toEqual([
+      'research/mark-claims.ts',
       'research/research-types.ts',
       'research/step-keys.ts',
       'server/wire.ts',
       'shared/events.ts',
+      'shared/streamed-text.ts',
     ]);
   });
 });

@@ -59,7 +59,7 @@ export async function runInForeground(
     else console.error(`\nSession ${short} was deleted while it ran; nothing is left of it.`);
     return exitCodes.notFound;
   }
-  return report(runtime, sessionId, result);
+  return report(runtime, sessionId, result, progress.printedReport);
 }
 
 async function deleted(store: { getSession(id: string): Promise<unknown> }, sessionId: string): Promise<boolean> {
@@ -69,7 +69,8 @@ async function deleted(store: { getSession(id: string): Promise<unknown> }, sess
   );
 }
 
-function report(runtime: CliRuntime, sessionId: string, result: ActivationResult): number {
+/** The outcome; `printed` is what of the report was already shown as it was written. */
+function report(runtime: CliRuntime, sessionId: string, result: ActivationResult, printed: string): number {
   const short = shortId(sessionId);
   const output = result.output as ResearchOutput | undefined;
   if (runtime.json)
@@ -85,7 +86,10 @@ function report(runtime: CliRuntime, sessionId: string, result: ActivationResult
   switch (result.status) {
     case 'completed':
       if (!runtime.json) {
-        printLine(`\n${output?.report ?? output?.answer ?? ''}`);
+        // What the conversation shows: a follow-up's answer, or the report.
+        const text = output?.answer ?? output?.report ?? '';
+        // The report went out as it was written: what only the finished report says follows it.
+        printLine(printed && text.startsWith(printed) ? text.slice(printed.length) : `\n${text}`);
         printLine(`Session ${sessionId} completed. Ask a follow-up: quarry ask ${short} "…"`);
       }
       return exitCodes.completed;

@@ -1,5 +1,6 @@
 import { followEvents } from '../service/follow-events.ts';
 import { type StoredEvent, toWireEvent } from '../shared/events.ts';
+import { StreamedText } from '../shared/streamed-text.ts';
 import { unreachable } from '../shared/unreachable.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
 
@@ -87,6 +88,9 @@ export class Progress {
   private timer: NodeJS.Timeout | null = null;
   private frame = 0;
   private statusShown = false;
+  private readonly streamed = new StreamedText();
+  /** The report text shown as it was written (on a terminal), whole lines only; null once it diverged. */
+  private printed: string | null = '';
 
   constructor(
     private readonly store: Pick<OwnerStore, 'readEvents' | 'subscribe' | 'getSession'>,
@@ -136,6 +140,10 @@ export class Progress {
       if (line) this.write(`${line}\n`);
       return;
     }
+    if (event.type === 'report-delta') {
+      if (event.data.message) this.showWriting(event.data);
+      return;
+    }
     // On a terminal only milestones stay on screen; the rest lives in the status line.
     if (
       ['phase-start', 'run-start', 'run-end', 'run-error', 'input-request', 'claim-flag'].includes(event.type) &&
@@ -145,6 +153,36 @@ export class Progress {
       this.write(`${line}\n`);
     }
     this.drawStatus();
+  }
+
+  /**
+   * The report as it is written, on a terminal: whole lines above the status line. A step that
+   * starts over with other text stops this (the finished report is then printed whole).
+   */
+  private showWriting(delta: { key: string; offset: number; text: string }): void {
+    this.streamed.apply(delta);
+    if (this.printed === null) return;
+    const text = this.streamed.text;
+    if (!text.startsWith(this.printed)) {
+      if (!this.printed.startsWith(text)) this.printed = null;
+      return;
+    }
+    const fresh = text.slice(this.printed.length);
+    const lines = fresh.slice(0, fresh.lastIndexOf('\n') + 1);
+    if (!lines) return;
+    if (this.printed === '') {
+      this.clearStatus();
+      this.write('\n');
+    }
+    this.clearStatus();
+    this.write(lines);
+    this.printed += lines;
+    this.drawStatus();
+  }
+
+  /** What of the report was printed as it was written (empty when nothing was, or it diverged). */
+  get printedReport(): string {
+    return this.printed ?? '';
   }
 
   private count(event: StoredEvent): void {

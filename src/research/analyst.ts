@@ -88,7 +88,10 @@ export interface Analyst {
     previous?: Outline;
     state?: ResearchState;
   }): AnalystCall<Outline>;
-  /** Section text with `[n]` markers from `citationFor` (URL → number); `onDelta` receives text as it is written. */
+  /**
+   * Section text with `[n]` markers from `citationFor` (URL → number); `onDelta` receives text as it
+   * is written (the pieces joined are the text before trimming).
+   */
   writeSection(input: {
     question: string;
     section: OutlineSection;
@@ -128,5 +131,7 @@ export interface Analyst {
     conversation: string;
     citationFor: Record<string, number>;
     settings: ResearchSettings;
+    /** Receives the answer as it is written; the pieces joined are the answer before trimming. */
+    onDelta?: (text: string) => void;
   }): AnalystCall<string>;
 }

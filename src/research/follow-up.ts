@@ -1,8 +1,9 @@
 import type { RunContext } from '../engine/run-context.ts';
 import type { Analyst } from './analyst.ts';
-import { applyCitationOrder, citedNumbers, displayLocation } from './citations.ts';
+import { citedNumbers, displayLocation } from './citations.ts';
 import { windowConversation } from './context-window.ts';
 import { citable } from './quotes.ts';
+import { renumberDraft, streamed } from './report-stream.ts';
 import type { ResearchDependencies } from './research-dependencies.ts';
 import { type Gathered, researchLoop } from './research-loop.ts';
 import type { ResearchSettings } from './research-settings.ts';
@@ -10,7 +11,7 @@ import { readResearchState } from './research-state.ts';
 import type { CitedSource, Note, ResearchOutput, ResearchState } from './research-types.ts';
 import { FOLLOW_UP_SCOPE, stepKeys } from './step-keys.ts';
 import { type Ledger, think } from './think.ts';
-import { checkClaims, markClaims, settleClaims } from './verify-claims.ts';
+import { checkClaims, flaggedClaims, settleClaims } from './verify-claims.ts';
 import { judgeClaims, writeReport } from './write-report.ts';
 
 interface FollowUpContext {
@@ -28,7 +29,7 @@ interface FollowUpContext {
 }
 
 /** Everything a follow-up starts from, read from the store once and journaled (so replay agrees). */
-async function loadContext(ctx: RunContext, deps: ResearchDependencies): Promise<FollowUpContext> {
+async function loadContext(ctx: RunContext): Promise<FollowUpContext> {
   return ctx.step({ key: stepKeys.followUpContext, phase: 'plan' }, async () => {
     const runs = await ctx.session.runs();
     const previous = runs
@@ -69,7 +70,6 @@ function renderAnswerSources(sources: CitedSource[]): string {
  */
 async function answerFromNotes(
   ctx: RunContext,
-  deps: ResearchDependencies,
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
   context: FollowUpContext,
 ): Promise<ResearchOutput> {
@@ -77,28 +77,39 @@ async function answerFromNotes(
   const notes = citable(context.notes);
   const byNumber = new Map(context.citations.map((source) => [source.number, source]));
   const urlByNumber = new Map(context.citations.map((source) => [source.number, source.url]));
+  // The session's numbers stay as they are: known numbers map to themselves, unknown ones go.
+  const identity = new Map([...urlByNumber.keys()].map((number) => [number, number]));
+  const known = (number: number) => urlByNumber.has(number);
   const draft = await think(
     ctx,
     ledger,
     { key: stepKeys.followUpAnswer, phase: 'write' },
-    analyst.answer({
-      question,
-      notes,
-      report: context.report,
-      conversation: context.conversation,
-      citationFor: Object.fromEntries(context.citations.map((source) => [source.url, source.number])),
-      settings,
-    }),
+    streamed(
+      ctx,
+      { key: stepKeys.followUpAnswer, message: true },
+      { opening: '', closing: '' },
+      identity,
+      known,
+      (onDelta) =>
+        analyst.answer({
+          question,
+          notes,
+          report: context.report,
+          conversation: context.conversation,
+          citationFor: Object.fromEntries(context.citations.map((source) => [source.url, source.number])),
+          settings,
+          onDelta,
+        }),
+    ),
   );
   const drafts = checkClaims([{ title: 'Answer', text: draft }], urlByNumber, notes);
   const judgments = await judgeClaims(ctx, { question, settings, analyst, ledger, scope: FOLLOW_UP_SCOPE }, drafts);
   return ctx.step({ key: stepKeys.followUpPublish, phase: 'write' }, async () => {
-    // The session's numbers stay as they are: known numbers map to themselves, unknown ones go.
-    const identity = new Map([...urlByNumber.keys()].map((number) => [number, number]));
     const claims = settleClaims(drafts, judgments, identity);
-    const text = applyCitationOrder(draft, identity);
+    // The answer as it streamed, then its flagged claims and its sources.
+    const text = renumberDraft(draft, new Map(identity), known);
     const cited = [...new Set(citedNumbers(text))].sort((a, b) => a - b).map((number) => byNumber.get(number)!);
-    const answer = markClaims(`${text}\n\n${renderAnswerSources(cited)}`.trim(), claims);
+    const answer = `${text}\n\n${flaggedClaims(claims)}${renderAnswerSources(cited)}`.trimEnd();
     const existing = await ctx.session.messages({ thisRun: true, phase: 'write' });
     if (!existing.some((message) => message.role === 'assistant')) {
       await ctx.session.appendMessage({
@@ -132,7 +143,6 @@ async function answerFromNotes(
  */
 async function answerInConversation(
   ctx: RunContext,
-  deps: ResearchDependencies,
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
   notes: Note[],
   written: { citations: CitedSource[] },
@@ -145,38 +155,46 @@ async function answerInConversation(
     numbered.add(note.url);
     citations.push({ number: citations.length + 1, url: note.url, title: note.title });
   }
+  const byNumber = new Map(citations.map((source) => [source.number, source]));
+  const identity = new Map([...byNumber.keys()].map((number) => [number, number]));
+  const urlByNumber = new Map(citations.map((source) => [source.number, source.url]));
+  const known = (number: number) => urlByNumber.has(number);
   const draft = await think(
     ctx,
     ledger,
     { key: stepKeys.followUpAnswer, phase: 'write' },
-    analyst.answer({
-      question,
-      notes: citable(notes),
-      report: '',
-      conversation: '',
-      citationFor: Object.fromEntries(citations.map((source) => [source.url, source.number])),
-      settings,
-    }),
+    streamed(
+      ctx,
+      { key: stepKeys.followUpAnswer, message: true },
+      { opening: '', closing: '' },
+      identity,
+      known,
+      (onDelta) =>
+        analyst.answer({
+          question,
+          notes: citable(notes),
+          report: '',
+          conversation: '',
+          citationFor: Object.fromEntries(citations.map((source) => [source.url, source.number])),
+          settings,
+          onDelta,
+        }),
+    ),
   );
   return ctx.step({ key: stepKeys.followUpAnswerPublish, phase: 'write' }, async () => {
-    const byNumber = new Map(citations.map((source) => [source.number, source]));
-    const identity = new Map([...byNumber.keys()].map((number) => [number, number]));
-    const urlByNumber = new Map(citations.map((source) => [source.number, source.url]));
     const claims = settleClaims(
       checkClaims([{ title: 'Answer', text: draft }], urlByNumber, citable(notes)),
       new Map(),
       identity,
     );
-    const cited = [...new Set(citedNumbers(draft))]
+    const text = renumberDraft(draft, new Map(identity), known);
+    const cited = [...new Set(citedNumbers(text))]
       .sort((a, b) => a - b)
       .flatMap((number) => byNumber.get(number) ?? []);
     const versions = (await ctx.session.runs()).filter(
       (run) => run.id !== ctx.runId && run.status === 'completed' && (run.output as Partial<ResearchOutput>)?.report,
     ).length;
-    const answer = markClaims(
-      `${draft}\n\n${renderAnswerSources(cited)}\n_Researched further: report version ${versions + 1} has the rest._`.trim(),
-      claims,
-    );
+    const answer = `${text}\n\n${flaggedClaims(claims)}${renderAnswerSources(cited)}\n_Researched further: report version ${versions + 1} has the rest._`;
     const existing = await ctx.session.messages({ thisRun: true, phase: 'write' });
     if (!existing.some((message) => message.role === 'assistant')) {
       await ctx.session.appendMessage({
@@ -200,15 +218,14 @@ export async function runFollowUp(
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
 ): Promise<ResearchOutput> {
   const { question, settings, analyst, ledger } = input;
-  const context = await loadContext(ctx, deps);
+  const context = await loadContext(ctx);
   const assessment = await think(
     ctx,
     ledger,
     { key: stepKeys.followUpAssess, phase: 'analyze' },
     analyst.assessFollowUp({ question, notes: citable(context.notes), conversation: context.conversation, settings }),
   );
-  if (assessment.action === 'answer' && citable(context.notes).length > 0)
-    return answerFromNotes(ctx, deps, input, context);
+  if (assessment.action === 'answer' && citable(context.notes).length > 0) return answerFromNotes(ctx, input, context);
   const gathered: Gathered = {
     notes: [...context.notes],
     asked: [...context.asked],
@@ -235,7 +252,7 @@ export async function runFollowUp(
   // and scored, for the earlier question), or from everything when it found nothing new.
   const found = citable(gathered.notes.slice(known));
   const offline = !analyst.usesModel;
-  const written = await writeReport(ctx, deps, {
+  const written = await writeReport(ctx, {
     question,
     settings,
     analyst,
@@ -247,7 +264,7 @@ export async function runFollowUp(
     // gets the few sentences that best answer the follow-up instead (below).
     post: !offline,
   });
-  const answer = offline ? await answerInConversation(ctx, deps, input, gathered.notes, written) : undefined;
+  const answer = offline ? await answerInConversation(ctx, input, gathered.notes, written) : undefined;
   return {
     ...written,
     ...(answer ? { answer } : {}),

@@ -18,6 +18,8 @@ export const researchSettingsSchema = z.object({
   model: z.string().max(200).optional(),
   /** A faster model for light steps (titles, notes). */
   fastModel: z.string().max(200).optional(),
+  /** Sampling temperature of every model call (0–2); absent: the provider's default. */
+  temperature: z.number().min(0).max(2).optional(),
   /** Document folders searched through the local corpus (absolute paths). */
   docs: z.array(z.string().min(1).max(4000)).max(20).default([]),
   /** Web search providers by name. */

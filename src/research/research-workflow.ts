@@ -37,12 +37,7 @@ export function defaultTitle(question: string): string {
  * The first step of a run that carries research on from elsewhere: its notes, asked queries and
  * visited pages, as the run's input describes them; its pages become the session's sources.
  */
-function carryOn(
-  ctx: RunContext,
-  deps: ResearchDependencies,
-  question: string,
-  carried: CarriedResearch,
-): Promise<Seed> {
+function carryOn(ctx: RunContext, question: string, carried: CarriedResearch): Promise<Seed> {
   return ctx.step({ key: stepKeys.carried, phase: 'plan' }, async () => {
     const seed = seedFromCarried(question, carried);
     for (const url of seed.visited) {
@@ -82,7 +77,7 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
         if (session.title === defaultTitle(input.question) && title.trim())
           await ctx.session.rename(title.trim().slice(0, 300));
       });
-      const seed = input.carried ? await carryOn(ctx, deps, input.question, input.carried) : null;
+      const seed = input.carried ? await carryOn(ctx, input.question, input.carried) : null;
       const firstQueries =
         seed && input.carried!.nextQueries.length > 0
           ? input.carried!.nextQueries
@@ -107,7 +102,7 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
         firstQueries,
         firstIteration: (seed?.iterations ?? 0) + 1,
       });
-      const written = await writeReport(ctx, deps, {
+      const written = await writeReport(ctx, {
         question: input.question,
         settings,
         analyst,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Note } from './research-types.ts';
-import { checkClaims, markClaims, settleClaims, splitClaims, verificationLine } from './verify-claims.ts';
+import { checkClaims, claimsTrailer, markClaims, settleClaims, splitClaims } from './verify-claims.ts';
 
 const note = (url: string, quote: string, text = quote): Note => ({
   id: `${url}-${quote.length}`,
@@ -80,8 +80,8 @@ describe('claim verification', () => {
       new Map(),
       new Map(),
     );
-    expect(verificationLine({ name: 'm', usesModel: true }, uncited)).toContain('nothing in this report is verified');
-    expect(verificationLine({ name: 'm', usesModel: true }, [])).toContain('nothing in this report is verified');
+    expect(claimsTrailer({ name: 'm', usesModel: true }, uncited)).toContain('nothing in this report is verified');
+    expect(claimsTrailer({ name: 'm', usesModel: true }, [])).toContain('nothing in this report is verified');
     const report = '# T\n\n## S\n\nTidal barrages hold\nwater behind dams.\n';
     expect(markClaims(report, uncited)).toContain('water behind dams. **[uncited]**');
   });

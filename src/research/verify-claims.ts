@@ -178,58 +178,33 @@ export function tallyClaims(claims: readonly ClaimResult[]) {
 }
 
 /**
- * The line under a report's title that says how far it can be trusted; a report that cites
- * nothing is never called verified.
+ * What a report says after its sections about how far it can be trusted: who wrote it and how many
+ * of its claims were checked (a report that cites nothing is never called verified), then each
+ * flagged claim with why. It follows the sections, so the text that streamed while they were
+ * written stays the report's beginning; a reader's view marks the claims in place (`markClaims`).
  */
-export function verificationLine(
-  analyst: { name: string; usesModel: boolean },
-  claims: readonly ClaimResult[],
-): string {
+export function claimsTrailer(analyst: { name: string; usesModel: boolean }, claims: readonly ClaimResult[]): string {
   const tally = tallyClaims(claims);
   const by = analyst.usesModel
     ? `Written by ${analyst.name}`
     : 'Made without a language model: sentences quoted from the sources';
   if (tally.supported + tally.unsupported === 0)
-    return `_${by}. No sentence cites a source, so nothing in this report is verified._`;
-  const flagged = tally.unsupported + tally.uncited;
+    return `_${by}. No sentence cites a source, so nothing in this report is verified._\n`;
+  const flagged = claims.filter((claim) => claim.verdict !== 'supported');
   const checks = `${tally.supported} of ${claims.length} claims checked against their cited sources`;
-  return flagged === 0
-    ? `_${by}. ${checks}; every claim cites a source that supports it._`
-    : `_${by}. ${checks}; ${flagged} marked in the text (${tally.unsupported} unsupported, ${tally.uncited} uncited)._`;
+  if (flagged.length === 0) return `_${by}. ${checks}; every claim cites a source that supports it._\n`;
+  return `_${by}. ${checks}; ${flagged.length} flagged (${tally.unsupported} unsupported, ${tally.uncited} uncited):_\n\n${flaggedList(flagged)}`;
 }
 
-const markers: Record<ClaimResult['verdict'], string | null> = {
-  supported: null,
-  unsupported: '**[unverified]**',
-  uncited: '**[uncited]**',
-};
-
-/** Where a claim stands in a text from `from` on, with any white space between its words. */
-function findClaim(text: string, claim: string, from: number): { start: number; end: number } | null {
-  const pattern = new RegExp(
-    claim
-      .split(/\s+/)
-      .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      .join('\\s+'),
-    'g',
-  );
-  pattern.lastIndex = from;
-  const match = pattern.exec(text);
-  return match ? { start: match.index, end: match.index + match[0].length } : null;
+function flaggedList(flagged: readonly ClaimResult[]): string {
+  const label = (claim: ClaimResult) => (claim.verdict === 'uncited' ? 'Uncited' : 'Unverified');
+  return `${flagged.map((claim) => `- ${label(claim)}: “${claim.claim}” — ${claim.reason}`).join('\n')}\n`;
 }
 
-/** Marks the claims that are not supported where they stand in the report. */
-export function markClaims(report: string, claims: readonly ClaimResult[]): string {
-  let marked = report;
-  let from = 0;
-  for (const claim of claims) {
-    const place = findClaim(marked, claim.claim, from);
-    if (!place) continue;
-    from = place.end;
-    const marker = markers[claim.verdict];
-    if (!marker) continue;
-    marked = `${marked.slice(0, place.end)} ${marker}${marked.slice(place.end)}`;
-    from = place.end + marker.length + 1;
-  }
-  return marked;
+/** An answer's flagged claims, each with why, and a blank line after; nothing when none is flagged. */
+export function flaggedClaims(claims: readonly ClaimResult[]): string {
+  const flagged = claims.filter((claim) => claim.verdict !== 'supported');
+  return flagged.length ? `${flaggedList(flagged)}\n` : '';
 }
+
+export { markClaims } from './mark-claims.ts';

@@ -1,16 +1,16 @@
 import type { RunContext } from '../engine/run-context.ts';
 import type { Analyst, ClaimJudgment } from './analyst.ts';
-import { assignCitations, renderSources, renumberCitations } from './citations.ts';
+import { assignCitations, renderSources } from './citations.ts';
 import { isApproval } from './outline-review.ts';
 import { citable } from './quotes.ts';
-import type { ResearchDependencies } from './research-dependencies.ts';
+import { renumberDraft, streamed } from './report-stream.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import { addPreference } from './research-state.ts';
 import type { CitedSource, ClaimResult, Note, Outline, ResearchState } from './research-types.ts';
 import { groundOutline } from './section-notes.ts';
 import { type KeyScope, stepKeys } from './step-keys.ts';
 import { type Ledger, think } from './think.ts';
-import { checkClaims, type DraftClaim, markClaims, settleClaims, verificationLine } from './verify-claims.ts';
+import { checkClaims, claimsTrailer, type DraftClaim, settleClaims } from './verify-claims.ts';
 
 /** Rounds of outline feedback a reviewer gets before the outline is written as it stands. */
 const REVIEW_ROUNDS = 5;
@@ -131,52 +131,64 @@ export async function judgeClaims(
  * notes whose quotes were found in their sources are ever cited; citations to anything else are
  * removed from the text and recorded with their claim.
  */
-export async function writeReport(
-  ctx: RunContext,
-  deps: ResearchDependencies,
-  input: WriteInput,
-): Promise<WrittenReport> {
+export async function writeReport(ctx: RunContext, input: WriteInput): Promise<WrittenReport> {
   const { question, settings, analyst, ledger, scope } = input;
   const notes = citable(input.notes);
   const outline = await reviewedOutline(ctx, input, notes);
   const notesById = new Map(notes.map((note) => [note.id, note]));
   const numbers = assignCitations(outline, notesById);
   const citationFor = Object.fromEntries(numbers);
+  const urlByNumber = new Map([...numbers.entries()].map(([url, number]) => [number, url]));
+  const known = (number: number) => urlByNumber.has(number);
+  // Old number → number in the report, given at each source's first citation as sections are written.
+  const order = new Map<number, number>();
   const drafts: { title: string; text: string }[] = [];
+  const pieces: string[] = [];
   for (const [index, section] of outline.sections.entries()) {
     const sectionNotes = section.noteIds.map((id) => notesById.get(id)).filter((note) => note !== undefined);
     if (sectionNotes.length === 0) continue;
+    const title = headingText(section.title);
+    const opening = `${pieces.length === 0 ? `# ${headingText(outline.title)}\n\n` : '\n'}## ${title}\n\n`;
     const text = await think(
       ctx,
       ledger,
       { key: stepKeys.section(scope, index), phase: 'write' },
-      analyst.writeSection({
-        question,
-        section,
-        notes: sectionNotes,
-        citationFor,
-        settings,
-        findings: input.state.findings,
-        onDelta: (delta) =>
-          void ctx.emit('report-delta', { section: index, title: section.title, text: delta }).catch(() => undefined),
-      }),
+      streamed(
+        ctx,
+        { key: stepKeys.section(scope, index), message: input.post !== false, section: index, title },
+        { opening, closing: '\n' },
+        order,
+        known,
+        (onDelta) =>
+          analyst.writeSection({
+            question,
+            section,
+            notes: sectionNotes,
+            citationFor,
+            settings,
+            findings: input.state.findings,
+            onDelta,
+          }),
+      ),
     );
-    drafts.push({ title: headingText(section.title), text });
+    pieces.push(`${opening}${renumberDraft(text, order, known)}\n`);
+    drafts.push({ title, text });
   }
-  const urlByNumber = new Map([...numbers.entries()].map(([url, number]) => [number, url]));
   const draftClaims = checkClaims(drafts, urlByNumber, notes);
   const judgments = await judgeClaims(ctx, input, draftClaims);
   return ctx.step({ key: stepKeys.verify(scope), phase: 'verify' }, async () => {
     const titles = new Map(notes.map((note) => [note.url, note.title]));
-    const body = drafts.map((draft) => `## ${draft.title}\n\n${draft.text}\n`).join('\n');
-    const { text, sources, order } = renumberCitations(body, numbers, titles);
+    const sources = [...order.entries()].map(([old, number]) => {
+      const url = urlByNumber.get(old)!;
+      return { number, url, title: titles.get(url) ?? url };
+    });
     const claims = settleClaims(draftClaims, judgments, order);
     const flagged = claims.filter((claim) => claim.verdict !== 'supported');
-    const empty = drafts.length === 0 ? 'The sources searched hold nothing that answers this question.\n' : '';
-    const report = markClaims(
-      `# ${headingText(outline.title)}\n\n${verificationLine(analyst, claims)}\n\n${empty}${text}\n${renderSources(sources)}`,
-      claims,
-    );
+    // The sections as they streamed, then what only the whole report can say: its checks, its sources.
+    const body =
+      pieces.join('') ||
+      `# ${headingText(outline.title)}\n\nThe sources searched hold nothing that answers this question.\n`;
+    const report = `${body}\n${claimsTrailer(analyst, claims)}\n${sources.length ? `\n${renderSources(sources)}` : ''}`;
     for (const source of sources)
       await ctx.session.upsertSource({
         url: source.url,

@@ -62,8 +62,32 @@ export function errorToResponse(error: unknown, c: Context): Response {
         })
       : new QuarryError('INTERNAL', 'Something went wrong on the server; it has been logged.', { cause: error });
   const status = httpStatusOf[known.code];
-  if (status >= 500) console.error(`quarry serve: ${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
+  // A research that failed is the answer to the request, not a fault of the server.
+  const researchOutcome = ['STEP_FAILED', 'STEP_ATTEMPTS_EXCEEDED', 'CLAIM_LIMIT'].includes(known.code);
+  if (status >= 500 && !researchOutcome)
+    console.error(`quarry serve: ${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
   if (known.isRetryable && known.retryAfterMs !== null)
     c.header('retry-after', String(Math.ceil(known.retryAfterMs / 1000)));
+  if (new URL(c.req.url).pathname.startsWith('/v1/')) return c.json(openAiErrorBody(known, status), status);
   return c.json(errorBody(known.code, known.message, known.details.field), status);
+}
+
+/**
+ * An error as OpenAI's API writes it (`/v1/*`, so its SDKs raise the right exception): a type by
+ * status, the parameter at fault, and a code (`unsupported_parameter`, `model_not_found`, or Quarry's).
+ */
+export function openAiErrorBody(error: QuarryError, status: number) {
+  const type =
+    status === 401
+      ? 'authentication_error'
+      : status === 403
+        ? 'permission_error'
+        : status === 429
+          ? 'rate_limit_error'
+          : status >= 500
+            ? 'server_error'
+            : 'invalid_request_error';
+  const code = typeof error.details.code === 'string' ? error.details.code : error.code.toLowerCase();
+  const param = typeof error.details.field === 'string' ? error.details.field : null;
+  return { error: { message: error.message, type, param, code } };
 }

@@ -1,35 +1,120 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { type ChatTurn, chatReply, openChatTurn } from '../service/chat-conversation.ts';
-import { followEvents } from '../service/follow-events.ts';
-import type { ServiceContext } from '../service/service-context.ts';
-import { isRunEnd } from '../shared/events.ts';
-import type { Session } from '../store/store.ts';
+import { type AnswerEnd, followAnswer, type RunUsage } from '../service/answer-stream.ts';
+import { type ChatTurn, openChatTurn } from '../service/chat-conversation.ts';
+import { QuarryError } from '../shared/errors.ts';
 import { progressNote } from './responses-wire.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
 import { errorResponses } from './wire.ts';
 
-const MODEL = 'quarry';
+export const MODEL = 'quarry';
+const CREATED = 1_700_000_000;
 
 const contentPart = z.object({ type: z.string().max(50), text: z.string().optional() });
-export const chatCompletionBody = z.object({
-  model: z.string().max(200).optional(),
-  messages: z
-    .array(
-      z.object({
-        role: z.enum(['system', 'user', 'assistant', 'developer', 'tool']),
-        content: z.union([z.string(), z.array(contentPart).max(100), z.null()]),
-      }),
-    )
-    .min(1)
-    .max(500),
-  stream: z.boolean().optional(),
-  user: z.string().max(200).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  chat_id: z.string().min(1).max(200).optional(),
-});
+export const chatCompletionBody = z
+  .object({
+    model: z.string().max(200).optional(),
+    messages: z
+      .array(
+        z.object({
+          role: z.enum(['system', 'user', 'assistant', 'developer', 'tool']),
+          content: z.union([z.string(), z.array(contentPart).max(100), z.null()]),
+        }),
+      )
+      .min(1)
+      .max(500),
+    stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    user: z.string().max(200).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    chat_id: z.string().min(1).max(200).optional(),
+  })
+  // Every other option is checked by name below: implemented, harmless at its default, or refused.
+  .loose();
+
+type ChatCompletionBody = z.infer<typeof chatCompletionBody>;
+
+/**
+ * Request options Quarry does not implement, with the one value each may take because it is what
+ * Quarry does anyway (the option's default). Any other value is refused by name.
+ */
+const defaultsOnly: Record<string, { accepts: (value: unknown) => boolean; why: string }> = {
+  n: { accepts: (value) => value === 1, why: 'Quarry writes one answer per request; send n: 1 or leave it out' },
+  top_p: {
+    accepts: (value) => value === 1,
+    why: 'Quarry samples with temperature only; send top_p: 1 or leave it out',
+  },
+  presence_penalty: { accepts: (value) => value === 0, why: 'not supported; send 0 or leave it out' },
+  frequency_penalty: { accepts: (value) => value === 0, why: 'not supported; send 0 or leave it out' },
+  logprobs: { accepts: (value) => value === false, why: 'Quarry returns no log probabilities' },
+  top_logprobs: { accepts: () => false, why: 'Quarry returns no log probabilities' },
+  logit_bias: {
+    accepts: (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
+    why: 'not supported',
+  },
+  stop: { accepts: (value) => value === null, why: 'Quarry ends its answers itself; stop sequences are not supported' },
+  max_tokens: { accepts: () => false, why: 'a research run spends what it needs; cap it with a token budget setting' },
+  max_completion_tokens: {
+    accepts: () => false,
+    why: 'a research run spends what it needs; cap it with a token budget setting',
+  },
+  seed: { accepts: () => false, why: 'research runs are not seeded' },
+  response_format: {
+    accepts: (value) => (value as { type?: unknown } | null)?.type === 'text',
+    why: 'Quarry answers in Markdown text; send {"type":"text"} or leave it out',
+  },
+  tools: {
+    accepts: (value) => Array.isArray(value) && value.length === 0,
+    why: 'Quarry calls no client tools',
+  },
+  tool_choice: { accepts: (value) => value === 'none', why: 'Quarry calls no client tools' },
+  functions: { accepts: () => false, why: 'Quarry calls no client functions' },
+  function_call: { accepts: (value) => value === 'none', why: 'Quarry calls no client functions' },
+  parallel_tool_calls: { accepts: () => false, why: 'Quarry calls no client tools' },
+  modalities: {
+    accepts: (value) => Array.isArray(value) && value.length === 1 && value[0] === 'text',
+    why: 'Quarry answers in text only',
+  },
+  audio: { accepts: () => false, why: 'Quarry answers in text only' },
+  prediction: { accepts: () => false, why: 'not supported' },
+  reasoning_effort: { accepts: () => false, why: 'research depth is a session setting (maxIterations)' },
+  service_tier: {
+    accepts: (value) => value === 'auto' || value === 'default',
+    why: 'Quarry has one service tier',
+  },
+  store: {
+    accepts: (value) => value === true,
+    why: 'Quarry keeps every conversation as a session (delete it to remove it)',
+  },
+  web_search_options: { accepts: () => false, why: 'web search is chosen by the server (QUARRY_SEARCH)' },
+};
+
+/** Refuses, by name, any option this endpoint does not implement (`unsupported_parameter`). */
+function checkOptions(body: ChatCompletionBody): void {
+  const known = new Set(Object.keys(chatCompletionBody.shape));
+  for (const [name, value] of Object.entries(body)) {
+    if (known.has(name) || value === undefined) continue;
+    const rule = defaultsOnly[name];
+    if (rule?.accepts(value)) continue;
+    throw new QuarryError(
+      'INVALID_INPUT',
+      rule
+        ? `Unsupported value for parameter ${name}: ${rule.why}.`
+        : `Unrecognized request argument supplied: ${name}. Quarry does not support it.`,
+      { details: { field: name, code: 'unsupported_parameter' } },
+    );
+  }
+  if (body.model !== undefined && body.model !== MODEL)
+    throw new QuarryError('NOT_FOUND', `The model \`${body.model}\` does not exist; this server offers \`${MODEL}\`.`, {
+      details: { field: 'model', code: 'model_not_found' },
+    });
+}
+
+const modelObject = { id: MODEL, object: 'model' as const, created: CREATED, owned_by: 'quarry' };
+const modelSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() });
 
 const models = createRoute({
   method: 'get',
@@ -39,17 +124,20 @@ const models = createRoute({
   responses: {
     200: {
       description: 'Models',
-      content: {
-        'application/json': {
-          schema: z.object({
-            object: z.literal('list'),
-            data: z.array(
-              z.object({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() }),
-            ),
-          }),
-        },
-      },
+      content: { 'application/json': { schema: z.object({ object: z.literal('list'), data: z.array(modelSchema) }) } },
     },
+  },
+});
+
+const model = createRoute({
+  method: 'get',
+  path: '/models/{id}',
+  tags: ['openai'],
+  summary: 'One model of the list (404 for any other id)',
+  request: { params: z.object({ id: z.string().max(200) }) },
+  responses: {
+    200: { description: 'The model', content: { 'application/json': { schema: modelSchema } } },
+    404: errorResponses[404],
   },
 });
 
@@ -68,45 +156,52 @@ const completions = createRoute({
   },
 });
 
-function textOf(content: z.infer<typeof chatCompletionBody>['messages'][number]['content']): string {
+function textOf(content: ChatCompletionBody['messages'][number]['content']): string {
   if (typeof content === 'string') return content;
   return (content ?? []).map((part) => part.text ?? '').join('');
 }
 
-/** The assistant's reply: follows the run to its end (reporting progress), then says what it came to. */
-async function answer(
-  context: ServiceContext,
-  session: Session,
-  after: number | null,
-  options: { onProgress?: (line: string) => Promise<void>; signal?: AbortSignal } = {},
-): Promise<string> {
-  if (after === null) return chatReply(context, session, null);
-  for await (const event of followEvents(context.store, session.id, { after, signal: options.signal })) {
-    const line = progressNote(event);
-    if (line && options.onProgress) await options.onProgress(line);
-    if (isRunEnd(event)) return chatReply(context, session, event);
+function usageOf(usage: RunUsage) {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+/** How an answer that did not come to an end is an error, in Quarry's terms (the status follows its code). */
+function failure(end: Exclude<AnswerEnd, { outcome: 'answered' }>): QuarryError {
+  if (end.outcome === 'failed') {
+    const code = (
+      ['STEP_FAILED', 'STEP_ATTEMPTS_EXCEEDED', 'CLAIM_LIMIT'].includes(end.code) ? end.code : 'STEP_FAILED'
+    ) as 'STEP_FAILED';
+    return new QuarryError(code, end.message, { details: { code: 'research_failed' } });
   }
-  return '';
+  return new QuarryError('INTERRUPTED', end.message, {
+    details: { code: end.outcome === 'stopped' ? 'research_stopped' : 'answer_rewritten' },
+  });
 }
 
 /**
- * `POST /v1/chat/completions` and `GET /v1/models`: any chat client drives research. The mapping
- * of conversations to sessions lives in the service (`openChatTurn`); runs never depend on the
- * client staying connected.
+ * `POST /v1/chat/completions`, `GET /v1/models` and `GET /v1/models/{id}`: any chat client drives
+ * research. The mapping of conversations to sessions lives in the service (`openChatTurn`); runs
+ * never depend on the client staying connected. The answer streams as it is written; a run that
+ * fails or is stopped is an error, never an answer; usage is the run's, from its journal.
  */
 export function openAiRoutes(_dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
-    .openapi(models, (c) =>
-      c.json(
-        {
-          object: 'list' as const,
-          data: [{ id: MODEL, object: 'model' as const, created: 1_700_000_000, owned_by: 'quarry' }],
-        },
-        200,
-      ),
-    )
+    .openapi(models, (c) => c.json({ object: 'list' as const, data: [modelObject] }, 200))
+    .openapi(model, (c) => {
+      const { id } = c.req.valid('param');
+      if (id !== MODEL)
+        throw new QuarryError('NOT_FOUND', `The model \`${id}\` does not exist.`, {
+          details: { field: 'id', code: 'model_not_found' },
+        });
+      return c.json(modelObject, 200);
+    })
     .openapi(completions, async (c) => {
       const body = c.req.valid('json');
+      checkOptions(body);
       const context = c.get('context');
       const metadataChatId = typeof body.metadata?.chat_id === 'string' ? body.metadata.chat_id : undefined;
       const messages: ChatTurn[] = body.messages.map((message) => ({
@@ -117,45 +212,82 @@ export function openAiRoutes(_dependencies: ServerDependencies) {
         messages,
         sessionId: c.req.header('x-quarry-session-id') || undefined,
         chatId: body.chat_id ?? metadataChatId,
+        temperature: body.temperature ?? undefined,
       });
       const id = `chatcmpl-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
       c.header('x-quarry-session-id', session.id);
       if (!body.stream) {
-        const content = await answer(context, session, after, { signal: c.req.raw.signal });
-        return c.json(
-          {
-            id,
-            object: 'chat.completion',
-            created,
-            model: MODEL,
-            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-          },
-          200,
-        );
+        for await (const part of followAnswer(context, session, after, c.req.raw.signal)) {
+          if (part.type !== 'end') continue;
+          if (part.end.outcome !== 'answered') throw failure(part.end);
+          return c.json(
+            {
+              id,
+              object: 'chat.completion' as const,
+              created,
+              model: MODEL,
+              choices: [
+                {
+                  index: 0,
+                  message: { role: 'assistant', content: part.end.text },
+                  finish_reason: 'stop',
+                  logprobs: null,
+                },
+              ],
+              usage: usageOf(part.usage),
+            },
+            200,
+          );
+        }
+        throw new QuarryError('INTERRUPTED', 'The request ended before the research did; ask again for its answer.');
       }
+      const includeUsage = body.stream_options?.include_usage === true;
       return streamSSE(c, async (stream) => {
         const controller = new AbortController();
         stream.onAbort(() => controller.abort());
+        const send = (payload: unknown) => stream.writeSSE({ data: JSON.stringify(payload) });
         const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-          stream.writeSSE({
-            data: JSON.stringify({
-              id,
-              object: 'chat.completion.chunk',
-              created,
-              model: MODEL,
-              choices: [{ index: 0, delta, finish_reason: finish }],
-            }),
+          send({
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model: MODEL,
+            choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+            ...(includeUsage ? { usage: null } : {}),
           });
         await chunk({ role: 'assistant', content: '' });
-        const content = await answer(context, session, after, {
-          onProgress: (line) => chunk({ reasoning_content: line }),
-          signal: controller.signal,
-        });
-        for (const piece of content.match(/[\s\S]{1,400}/g) ?? []) await chunk({ content: piece });
-        await chunk({}, 'stop');
-        await stream.writeSSE({ data: '[DONE]' });
+        for await (const part of followAnswer(context, session, after, controller.signal)) {
+          if (part.type === 'progress') {
+            const line = progressNote(part.event);
+            if (line) await chunk({ reasoning_content: line });
+          } else if (part.type === 'text') {
+            await chunk({ content: part.text });
+          } else if (part.end.outcome === 'answered') {
+            await chunk({}, 'stop');
+            if (includeUsage)
+              await send({
+                id,
+                object: 'chat.completion.chunk',
+                created,
+                model: MODEL,
+                choices: [],
+                usage: usageOf(part.usage),
+              });
+            await stream.writeSSE({ data: '[DONE]' });
+          } else {
+            // As OpenAI reports an error mid-stream: an error object, which the SDKs raise.
+            const error = failure(part.end);
+            await send({
+              error: {
+                message: error.message,
+                type: 'server_error',
+                param: null,
+                code: String(error.details.code),
+              },
+            });
+          }
+        }
       });
     });
 }

@@ -1,5 +1,6 @@
 import { type ResponseState, responseId } from '../service/responses.ts';
 import type { StoredEvent } from '../shared/events.ts';
+import { StreamedText } from '../shared/streamed-text.ts';
 
 /**
  * Quarry's turns in the OpenAI Responses API's words: the response object and its stream events.
@@ -26,7 +27,7 @@ export function progressNote(event: StoredEvent): string | null {
     case 'findings-update':
       return `Findings so far: ${event.data.summary}\n`;
     case 'report-delta':
-      return `Writing: ${event.data.title}\n`;
+      return event.data.offset === 0 && event.data.title ? `Writing: ${event.data.title}\n` : null;
     case 'index-progress':
       return event.data.done === event.data.total ? `Indexed ${event.data.total} documents\n` : null;
     default:
@@ -78,11 +79,21 @@ function messageItem(state: ResponseState, text: string | null, status: string) 
   };
 }
 
+/**
+ * The research's progress as the reasoning summary: the notes of the turn's events until its answer
+ * starts to stream (from then on the answer itself shows the progress).
+ */
+function summaryOf(events: StoredEvent[]): string {
+  const first = events.findIndex((event) => event.type === 'report-delta' && event.data.message);
+  return (first < 0 ? events : events.slice(0, first)).map(progressNote).filter(Boolean).join('');
+}
+
 /** The response object: its status, its output (the research's progress as reasoning, then the answer). */
 export function responseObject(state: ResponseState, events: StoredEvent[]): ResponseObject {
-  const summary = events.map(progressNote).filter(Boolean).join('');
+  const summary = summaryOf(events);
   const output: unknown[] = [];
-  if (summary) output.push(reasoningItem(state, summary, state.ended ? 'completed' : 'in_progress'));
+  const reasoningDone = state.ended || events.some((event) => event.type === 'report-delta' && event.data.message);
+  if (summary) output.push(reasoningItem(state, summary, reasoningDone ? 'completed' : 'in_progress'));
   if (state.text !== null) output.push(messageItem(state, state.text, 'completed'));
   return {
     id: ids(state).response,
@@ -125,6 +136,10 @@ export class ResponseEventWriter {
   private sequence = 0;
   private started = false;
   private summary = '';
+  private reasoningClosed = false;
+  /** The answer as streamed so far (its message item is open once this is not null). */
+  private sent: string | null = null;
+  private readonly streamed = new StreamedText();
 
   constructor(private readonly initial: ResponseState) {}
 
@@ -138,6 +153,57 @@ export class ResponseEventWriter {
     return [this.emit('response.created', { response })];
   }
 
+  private get messageIndex(): number {
+    return this.summary ? 1 : 0;
+  }
+
+  private closeReasoning(state: ResponseState): ResponseStreamEvent[] {
+    if (this.reasoningClosed || !this.summary) {
+      this.reasoningClosed = true;
+      return [];
+    }
+    this.reasoningClosed = true;
+    const item_id = ids(state).reasoning;
+    const part = { type: 'summary_text', text: this.summary };
+    return [
+      this.emit('response.reasoning_summary_text.done', {
+        item_id,
+        output_index: 0,
+        summary_index: 0,
+        text: this.summary,
+      }),
+      this.emit('response.reasoning_summary_part.done', { item_id, output_index: 0, summary_index: 0, part }),
+      this.emit('response.output_item.done', {
+        output_index: 0,
+        item: reasoningItem(state, this.summary, 'completed'),
+      }),
+    ];
+  }
+
+  private openMessage(state: ResponseState): ResponseStreamEvent[] {
+    if (this.sent !== null) return [];
+    this.sent = '';
+    const item_id = ids(state).message;
+    return [
+      this.emit('response.output_item.added', {
+        output_index: this.messageIndex,
+        item: messageItem(state, null, 'in_progress'),
+      }),
+      this.emit('response.content_part.added', {
+        item_id,
+        output_index: this.messageIndex,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      }),
+    ];
+  }
+
+  private textDelta(state: ResponseState, delta: string): ResponseStreamEvent {
+    this.sent += delta;
+    const where = { item_id: ids(state).message, output_index: this.messageIndex, content_index: 0 };
+    return this.emit('response.output_text.delta', { ...where, delta, logprobs: [] });
+  }
+
   /** What one stored event of the turn adds to the stream (the ending event is handed to `end`). */
   next(event: StoredEvent): ResponseStreamEvent[] {
     const out: ResponseStreamEvent[] = [];
@@ -146,7 +212,18 @@ export class ResponseEventWriter {
       const response = { ...responseObject(this.initial, []), status: 'in_progress', output: [] };
       out.push(this.emit('response.in_progress', { response }));
     }
-    const note = progressNote(event);
+    if (event.type === 'report-delta') {
+      // The answer as it is written: the reasoning closes, the message opens, its text streams.
+      if (!event.data.message) return out;
+      this.streamed.apply(event.data);
+      const text = this.streamed.text;
+      out.push(...this.closeReasoning(this.initial), ...this.openMessage(this.initial));
+      // A step that started over with other text streams no more; the done event carries the answer.
+      if (text.startsWith(this.sent!) && text.length > this.sent!.length)
+        out.push(this.textDelta(this.initial, text.slice(this.sent!.length)));
+      return out;
+    }
+    const note = this.reasoningClosed ? null : progressNote(event);
     if (!note) return out;
     const item_id = ids(this.initial).reasoning;
     if (!this.summary) {
@@ -174,43 +251,15 @@ export class ResponseEventWriter {
 
   /** The stream's closing events, from the turn's final state and all its events. */
   end(state: ResponseState, events: StoredEvent[]): ResponseStreamEvent[] {
-    const out: ResponseStreamEvent[] = [];
-    let index = 0;
-    if (this.summary) {
-      const item_id = ids(state).reasoning;
-      const part = { type: 'summary_text', text: this.summary };
-      out.push(
-        this.emit('response.reasoning_summary_text.done', {
-          item_id,
-          output_index: 0,
-          summary_index: 0,
-          text: this.summary,
-        }),
-      );
-      out.push(this.emit('response.reasoning_summary_part.done', { item_id, output_index: 0, summary_index: 0, part }));
-      out.push(
-        this.emit('response.output_item.done', {
-          output_index: 0,
-          item: reasoningItem(state, this.summary, 'completed'),
-        }),
-      );
-      index = 1;
-    }
+    const out: ResponseStreamEvent[] = [...this.closeReasoning(state)];
     if (state.text !== null) {
-      const item_id = ids(state).message;
       const text = state.text;
-      out.push(
-        this.emit('response.output_item.added', { output_index: index, item: messageItem(state, null, 'in_progress') }),
-      );
-      const where = { item_id, output_index: index, content_index: 0 };
-      out.push(
-        this.emit('response.content_part.added', {
-          ...where,
-          part: { type: 'output_text', text: '', annotations: [] },
-        }),
-      );
-      for (const delta of text.match(/[\s\S]{1,1000}/g) ?? [])
-        out.push(this.emit('response.output_text.delta', { ...where, delta, logprobs: [] }));
+      out.push(...this.openMessage(state));
+      // What the finished answer adds to what streamed (its checks, its sources).
+      if (text.startsWith(this.sent!) && text.length > this.sent!.length)
+        for (const delta of text.slice(this.sent!.length).match(/[\s\S]{1,1000}/g) ?? [])
+          out.push(this.textDelta(state, delta));
+      const where = { item_id: ids(state).message, output_index: this.messageIndex, content_index: 0 };
       annotations(text, state.citations).forEach((annotation, annotation_index) => {
         out.push(this.emit('response.output_text.annotation.added', { ...where, annotation_index, annotation }));
       });
@@ -218,7 +267,21 @@ export class ResponseEventWriter {
       const part = (messageItem(state, text, 'completed').content as unknown[])[0];
       out.push(this.emit('response.content_part.done', { ...where, part }));
       out.push(
-        this.emit('response.output_item.done', { output_index: index, item: messageItem(state, text, 'completed') }),
+        this.emit('response.output_item.done', {
+          output_index: this.messageIndex,
+          item: messageItem(state, text, 'completed'),
+        }),
+      );
+    }
+    if (state.text === null && this.sent !== null) {
+      // It failed or stopped while its answer streamed: the message ends incomplete.
+      const where = { item_id: ids(state).message, output_index: this.messageIndex, content_index: 0 };
+      out.push(this.emit('response.output_text.done', { ...where, text: this.sent, logprobs: [] }));
+      out.push(
+        this.emit('response.output_item.done', {
+          output_index: this.messageIndex,
+          item: messageItem(state, this.sent, 'incomplete'),
+        }),
       );
     }
     const response = responseObject(state, events);

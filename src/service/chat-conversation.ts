@@ -2,6 +2,7 @@ import type { Outline } from '../research/research-types.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
 import type { Message, Session } from '../store/store.ts';
+import { runBeginning } from './follow-events.ts';
 import { outlineQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';
 import { pendingInput, queueResume } from './session-control.ts';
@@ -19,6 +20,8 @@ export interface ChatRequest {
   sessionId?: string;
   /** The client's own conversation id (`chat_id`, or `metadata.chat_id`). */
   chatId?: string;
+  /** Sampling temperature for a conversation this request starts (a session keeps the one it started with). */
+  temperature?: number;
 }
 
 export interface ChatTurnResult {
@@ -78,9 +81,13 @@ export async function openChatTurn(context: ServiceContext, request: ChatRequest
     const first = request.sessionId || request.chatId || turns.length === 1 ? turns[0]! : turns.at(-1)!;
     const earlier = first === turns[0] ? '' : conversationText(turns.slice(0, -1));
     const instruction = [system, earlier && `The conversation so far:\n${earlier}`].filter(Boolean).join('\n\n');
+    const settings = {
+      ...(instruction ? { systemInstruction: instruction.slice(-4000) } : {}),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    };
     const started = await startResearch(context, {
       question: first.text,
-      settings: instruction ? { systemInstruction: instruction.slice(-4000) } : undefined,
+      settings: Object.keys(settings).length ? settings : undefined,
       externalId: request.chatId ? `chat:${request.chatId}` : undefined,
     });
     return { session: started.session, after: 0 };
@@ -90,8 +97,9 @@ export async function openChatTurn(context: ServiceContext, request: ChatRequest
   const question = turns.findLast((turn) => turn.role === 'user')!;
   const busy = ['running', 'queued'].includes(session.status);
   if (turns.filter((turn) => turn.role === 'user').length <= asked) {
-    // Nothing new: the same conversation again (a retry); answer with what the session says.
-    return { session, after: busy ? session.lastEventOffset : null };
+    // Nothing new: the same conversation again (a retry); answer with what the session says, or
+    // follow the running run from its beginning (its text so far first).
+    return { session, after: busy ? await runBeginning(context.store, session) : null };
   }
   if (busy) {
     throw new QuarryError(

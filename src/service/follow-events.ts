@@ -118,3 +118,19 @@ export async function* followSessionChanges(
     options.signal?.removeEventListener('abort', stop);
   }
 }
+
+/**
+ * The offset just before the current run's first event: following from there, a client that joins
+ * a running run (a retried request) gets all of its text.
+ */
+export async function runBeginning(store: EventLog, session: Session): Promise<number> {
+  const runId = session.currentRunId;
+  for (let from = 0; runId && from < session.lastEventOffset; ) {
+    const events = await store.readEvents(session.id, { after: from, limit: 1000 });
+    if (events.length === 0) break;
+    const start = events.find((event) => event.type === 'run-start' && event.data.runId === runId);
+    if (start) return start.offset - 1;
+    from = events.at(-1)!.offset;
+  }
+  return session.lastEventOffset;
+}

@@ -2,7 +2,7 @@ import type { QuarryConfig } from '../config/quarry-config.ts';
 import { WorkflowRegistry } from '../engine/workflow.ts';
 import { fetchPage } from '../providers/fetch/fetch-page.ts';
 import { HostGate } from '../providers/fetch/host-gate.ts';
-import { createLanguageModel } from '../providers/llm/create-language-model.ts';
+import { type ConfiguredModel, createLanguageModel } from '../providers/llm/create-language-model.ts';
 import { createSearchProviders } from '../providers/search/create-search-providers.ts';
 import type { Analyst } from '../research/analyst.ts';
 import { ExtractiveAnalyst } from '../research/extractive/extractive-analyst.ts';
@@ -19,8 +19,13 @@ export type ResearchConfig = Pick<QuarryConfig, 'providers' | 'price' | 'fetchAl
 /** The analyst a session's settings ask for: a model when one is set, the extractive analyst otherwise. */
 export function analystFor(settings: ResearchSettings, config: ResearchConfig): Analyst {
   if (!settings.model) return new ExtractiveAnalyst();
-  const main = createLanguageModel(settings.model, config);
-  return new LlmAnalyst(main, settings.fastModel ? createLanguageModel(settings.fastModel, config) : main);
+  const withTemperature = (model: ConfiguredModel): ConfiguredModel =>
+    settings.temperature === undefined ? model : { ...model, temperature: settings.temperature };
+  const main = withTemperature(createLanguageModel(settings.model, config));
+  return new LlmAnalyst(
+    main,
+    settings.fastModel ? withTemperature(createLanguageModel(settings.fastModel, config)) : main,
+  );
 }
 
 export interface ResearchRuntimeOptions {

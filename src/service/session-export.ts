@@ -1,4 +1,5 @@
 import { configuredWebProviders } from '../providers/search/create-search-providers.ts';
+import { markClaims } from '../research/mark-claims.ts';
 import { parseResearchSettings } from '../research/research-settings.ts';
 import { RESEARCH_WORKFLOW_NAME } from '../research/research-workflow.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
@@ -188,7 +189,9 @@ export async function exportSession(
     };
   }
   const reports = reportVersions(data.runs as never);
-  const report = reports.at(-1)?.report;
+  const newest = reports.at(-1);
+  // A reader's copy: flagged claims marked where they stand (the report lists them after its sections).
+  const report = newest && markClaims(newest.report, newest.claims);
   if (!report)
     throw new QuarryError(
       'CONFLICT',

@@ -67,7 +67,14 @@ export interface EventDataMap {
   'notes-take': { url: string; title: string; count: number; unverified?: number };
   /** The end of an iteration: what the notes establish so far, and the aspects covered and open. */
   'findings-update': { iteration: number; summary: string; covered?: string[]; open?: string[] };
-  'report-delta': { section: number; title: string; text: string };
+  /**
+   * Text a writing step streams while it runs, exactly as the finished report (or answer) will hold
+   * it: `offset` counts characters of this step's piece from 0 for each attempt (0 again: the step
+   * started over, and its new text replaces the old). `message`: the text is the beginning of the
+   * assistant message the run posts (a report that is not posted, or a draft, is not). `section` and
+   * `title` name the report section.
+   */
+  'report-delta': { key: string; offset: number; text: string; message: boolean; section?: number; title?: string };
   'claim-flag': {
     section: string;
     claim: string;

@@ -448,7 +448,11 @@ describe('HTTP API', () => {
         ],
       }),
     });
-    expect(busy).toMatchObject({ status: 409, body: { error: { code: 'SESSION_ALREADY_RUNNING' } } });
+    // OpenAI's error shape on /v1, so its SDKs raise it as what it is.
+    expect(busy).toMatchObject({
+      status: 409,
+      body: { error: { code: 'session_already_running', type: 'invalid_request_error', param: null } },
+    });
     expect(
       (await api(`/api/sessions/${sessions[0].id}/messages`)).body.messages.map(
         (message: { role: string }) => message.role,
@@ -457,13 +461,15 @@ describe('HTTP API', () => {
   });
 
   it('continues a run and its event stream across a server restart', async () => {
-    const fake = await new FakeOpenAiServer(schemaFakeModel(), { delayMs: 250 }).start();
+    const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
     try {
       const env = {
         QUARRY_MODEL: 'openai-compatible:fake',
         QUARRY_LLM_BASE_URL: fake.baseUrl,
         QUARRY_LLM_API_KEY: 'k',
       };
+      // The title and the plan are answered; the run then waits on the model until the restart.
+      fake.holdAfter(2);
       server = await start(database.store, env);
       const id = (
         await api('/api/sessions', {
@@ -474,7 +480,11 @@ describe('HTTP API', () => {
       const before = await readSse(`${server.url}/api/sessions/${id}/events`, {}, (events) =>
         events.some((event) => event.event === 'step-end' && (event.data.data as { key: string }).key === 'plan'),
       );
-      await server.close();
+      await fake.waitUntilHeld();
+      // Closing hands the run over once its step in flight ends: the model answers it now.
+      const closing = server.close();
+      fake.release();
+      await closing;
       const callsAtRestart = fake.calls.length;
       server = await start(database.store, env);
       const after = await readSse(

@@ -1,4 +1,5 @@
 import { isResearchPhase, parseStepKey, type ResearchPhase } from '../../src/research/step-keys.ts';
+import { StreamedText } from '../../src/shared/streamed-text.ts';
 import type { LiveEvent } from './use-session-events.ts';
 
 /** The stages of a research as a reader follows them. */
@@ -84,7 +85,7 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
     waiting: false,
   };
   const queries = new Map<string, { query: string; done: boolean }>();
-  const sections = new Map<number, string>();
+  const streamed = new StreamedText();
   for (const event of events.slice(start)) {
     switch (event.type) {
       case 'phase-start':
@@ -129,10 +130,7 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
         progress.findings = event.data.summary;
         break;
       case 'report-delta':
-        sections.set(
-          event.data.section,
-          `${sections.get(event.data.section) ?? `## ${event.data.title}\n\n`}${event.data.text}`,
-        );
+        streamed.apply(event.data);
         break;
       case 'input-request':
         progress.waiting = true;
@@ -151,10 +149,7 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
     }
   }
   progress.iterations = Math.max(progress.iterations, progress.iteration);
-  progress.writing = [...sections.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, text]) => text)
-    .join('\n\n');
+  progress.writing = streamed.text;
   const index = progress.stage ? stages.indexOf(progress.stage) : -1;
   const withinResearch = progress.stage === 'research' ? progress.iteration / (progress.iterations + 1) : 0;
   progress.fraction = progress.completed ? 1 : Math.max(0, (index + withinResearch) / stages.length);

@@ -18,6 +18,8 @@ export interface ConfiguredModel {
   /** Loads the provider's SDK on first use (it is large; most commands never need it). */
   load(): Promise<LanguageModel>;
   price: ModelPrice | null;
+  /** The sampling temperature every call to it uses (a session's `temperature`); absent: the provider's default. */
+  temperature?: number;
   /**
    * True when the provider enforces a JSON schema itself (OpenAI strict `json_schema`, Anthropic tool
    * use, Ollama `format`, an OpenAI-compatible server with structured outputs on); false when the

@@ -225,22 +225,7 @@ export class LlmAnalyst implements Analyst {
       model: this.main.id,
       system,
       prompt,
-      run: async (signal) => {
-        const { streamText } = await import('ai');
-        const result = streamText({
-          model: await this.main.load(),
-          system,
-          prompt,
-          abortSignal: signal,
-          maxRetries: 2,
-        });
-        let text = '';
-        for await (const delta of result.textStream) {
-          text += delta;
-          onDelta?.(delta);
-        }
-        return { output: text.trim(), usage: usageOf(this.main, await result.usage) };
-      },
+      run: (signal) => this.streamed(this.main, system, prompt, signal, onDelta),
     };
   }
 
@@ -282,14 +267,44 @@ export class LlmAnalyst implements Analyst {
     );
   }
 
-  answer({ question, notes, conversation, citationFor, settings }: Parameters<Analyst['answer']>[0]) {
+  answer({ question, notes, conversation, citationFor, settings, onDelta }: Parameters<Analyst['answer']>[0]) {
     const prompt = `Answer the follow-up from the notes. Every factual sentence ends with the [n] number of its source; use only the numbers given.\n\nConversation:\n${conversation}\n\nFollow-up: ${question}\n\nNotes with their source numbers:\n${notesForPrompt(notes, citationFor)}`;
-    return this.text(
-      this.main,
-      systemPrompt(settings, 'You answer follow-up questions with citations.'),
+    const system = systemPrompt(settings, 'You answer follow-up questions with citations.');
+    return {
+      model: this.main.id,
+      system,
       prompt,
-      (text) => text.trim(),
-    );
+      run: (signal: AbortSignal) => this.streamed(this.main, system, prompt, signal, onDelta),
+    };
+  }
+
+  /** Prose streamed from the model: each piece to `onDelta` as it arrives, the whole text trimmed. */
+  private async streamed(
+    model: ConfiguredModel,
+    system: string,
+    prompt: string,
+    signal: AbortSignal,
+    onDelta?: (text: string) => void,
+  ) {
+    const { streamText } = await import('ai');
+    const result = streamText({
+      model: await model.load(),
+      system,
+      prompt,
+      abortSignal: signal,
+      maxRetries: 2,
+      ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+    });
+    let text = '';
+    // The full stream, not the text stream: that one leaves errors out, and a failed call would read as empty text.
+    for await (const part of result.fullStream) {
+      if (part.type === 'error') throw part.error;
+      if (part.type === 'abort') throw signal.reason ?? new Error('the model call was aborted');
+      if (part.type !== 'text-delta') continue;
+      text += part.text;
+      onDelta?.(part.text);
+    }
+    return { output: text.trim(), usage: usageOf(model, await result.usage) };
   }
 
   private text<T>(model: ConfiguredModel, system: string, prompt: string, read: (text: string) => T): AnalystCall<T> {
@@ -305,6 +320,7 @@ export class LlmAnalyst implements Analyst {
           prompt,
           abortSignal: signal,
           maxRetries: 2,
+          ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
         });
         return { output: read(result.text), usage: usageOf(model, result.usage) };
       },

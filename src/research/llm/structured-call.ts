@@ -112,6 +112,7 @@ export async function structuredCall<S extends z.ZodType>(
         messages,
         abortSignal: signal,
         maxRetries: 2,
+        ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
         ...(model.providerOptions ? { providerOptions: model.providerOptions } : {}),
       });
       total = addUsage(total, usageOf(model, result.usage));

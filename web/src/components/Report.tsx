@@ -1,4 +1,5 @@
 import { type MouseEvent, useState } from 'react';
+import { markClaims } from '../../../src/research/mark-claims.ts';
 import type { SessionDetail } from '../api-client.ts';
 import { renderReport } from '../render-report.ts';
 
@@ -55,7 +56,12 @@ export function Report({
       <article
         onClick={onClick}
         // biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes any HTML in the Markdown; sources never run script
-        dangerouslySetInnerHTML={{ __html: renderReport(version.report, { citations, flagged }) }}
+        dangerouslySetInnerHTML={{
+          __html: renderReport(markClaims(version.report, flagged as Parameters<typeof markClaims>[1]), {
+            citations,
+            flagged,
+          }),
+        }}
       />
     </div>
   );

@@ -1,0 +1,199 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import type { StoreHarness, TestDatabase } from '../../src/store/conformance/harness.ts';
+import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
+import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { FakeOpenAiServer, systemOf } from '../support/fake-openai-server.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { testConfig } from '../support/test-config.ts';
+
+const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
+const QUESTION = 'How does tidal power generate electricity?';
+const judging = (request: { messages: { role: string; content: string }[] }) =>
+  systemOf(request as never).includes('check claims');
+
+/**
+ * The OpenAI Chat Completions contract as the official `openai` client sees it, against a real
+ * `quarry serve` whose research model is a local fake that streams: the answer streams while it is
+ * written, usage is the journal's, failures are errors, and options Quarry lacks are refused.
+ */
+function describeChat(harness: StoreHarness, skip: string | null) {
+  describe.skipIf(skip !== null)(`chat completions on ${harness.name}`, () => {
+    let database: TestDatabase;
+    let server: RunningServer;
+    let fake: FakeOpenAiServer;
+    let home: string;
+    let failing = false;
+    const client = () => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+
+    beforeEach(async () => {
+      database = await harness.create();
+      const model = schemaFakeModel();
+      failing = false;
+      fake = await new FakeOpenAiServer((request) => {
+        // A refusal the model's client does not retry: the run fails at its first step.
+        if (failing) throw Object.assign(new Error('the model refuses this key'), { status: 401 });
+        return model(request);
+      }).start();
+      home = mkdtempSync(join(tmpdir(), 'quarry-chat-'));
+      cpSync(fixtures, join(home, 'docs'), { recursive: true });
+      server = await startServer({
+        store: database.store,
+        config: testConfig({
+          QUARRY_DOCS: join(home, 'docs'),
+          QUARRY_PORT: '0',
+          QUARRY_MODEL: 'openai-compatible:fake',
+          QUARRY_LLM_BASE_URL: fake.baseUrl,
+          QUARRY_LLM_API_KEY: 'k',
+        }),
+        runner: true,
+        log: () => undefined,
+      });
+    });
+    afterEach(async () => {
+      await server?.close();
+      await fake?.stop();
+      await database?.destroy();
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    /** Tokens the run's model steps recorded, as the journal holds them. */
+    async function journalUsage(sessionId: string) {
+      const steps = await database.store.listSteps(sessionId);
+      const input = steps.reduce((sum, step) => sum + (step.usage?.inputTokens ?? 0), 0);
+      const output = steps.reduce((sum, step) => sum + (step.usage?.outputTokens ?? 0), 0);
+      return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+    }
+
+    it('streams the report while it is written, ends with exactly the stored answer, and reports the journal’s usage', async () => {
+      // The claims check waits: the sections are written, the run has not ended.
+      fake.holdWhen(judging);
+      const { data: stream, response } = await client()
+        .chat.completions.create({
+          model: 'quarry',
+          stream: true,
+          stream_options: { include_usage: true },
+          temperature: 0.2,
+          messages: [{ role: 'user', content: QUESTION }],
+        })
+        .withResponse();
+      const sessionId = response.headers.get('x-quarry-session-id')!;
+      let content = '';
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      let finish: string | null = null;
+      let firstTextWhile: string | null = null;
+      for await (const chunk of stream) {
+        const text = chunk.choices[0]?.delta.content ?? '';
+        if (text && firstTextWhile === null) {
+          firstTextWhile = (await database.store.getSession(sessionId)).status;
+          await fake.waitUntilHeld();
+          fake.release();
+        }
+        content += text;
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+        if (chunk.usage) usage = chunk.usage;
+      }
+      expect(firstTextWhile, 'the first text arrived while the run was still running').toBe('running');
+      expect(finish).toBe('stop');
+      const messages = await database.store.listMessages(sessionId);
+      expect(content).toBe(messages.findLast((message) => message.role === 'assistant')!.content);
+      expect(content).toMatch(/^# .+\n\n## /);
+      expect(content).toContain('## Sources');
+      expect(usage).toEqual(await journalUsage(sessionId));
+      expect(usage!.total_tokens).toBeGreaterThan(0);
+      // The temperature reached every model call.
+      expect(fake.calls.every((call) => call.request.temperature === 0.2)).toBe(true);
+
+      // Not streamed: the same answer, and the same usage.
+      const again = await client().chat.completions.create(
+        { model: 'quarry', messages: [{ role: 'user', content: QUESTION }] },
+        { headers: { 'x-quarry-session-id': sessionId } },
+      );
+      expect(again.choices[0]!.message.content).toBe(content);
+      expect(again.usage).toEqual(await journalUsage(sessionId));
+    });
+
+    it('raises a failed research as an error in the client, streamed or not', async () => {
+      failing = true;
+      const plain = client().chat.completions.create({
+        model: 'quarry',
+        messages: [{ role: 'user', content: QUESTION }],
+      });
+      await expect(plain).rejects.toMatchObject({ status: 502, code: 'research_failed', type: 'server_error' });
+      const stream = await client().chat.completions.create({
+        model: 'quarry',
+        stream: true,
+        messages: [{ role: 'user', content: `${QUESTION} Again.` }],
+      });
+      const read = async () => {
+        for await (const _chunk of stream) {
+          // reading until the error
+        }
+      };
+      await expect(read()).rejects.toThrow(/The research failed/);
+    });
+
+    it('refuses, by name, every option it does not implement, and accepts their defaults', async () => {
+      const refused: Record<string, unknown> = {
+        top_p: 0.5,
+        n: 2,
+        max_tokens: 100,
+        max_completion_tokens: 100,
+        stop: ['\n'],
+        seed: 1,
+        presence_penalty: 1,
+        frequency_penalty: 1,
+        logprobs: true,
+        top_logprobs: 2,
+        logit_bias: { 50256: -100 },
+        response_format: { type: 'json_object' },
+        tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
+        tool_choice: 'auto',
+        parallel_tool_calls: true,
+        reasoning_effort: 'high',
+        modalities: ['text', 'audio'],
+        store: false,
+        web_search_options: {},
+        made_up_option: true,
+      };
+      for (const [name, value] of Object.entries(refused)) {
+        const request = client().chat.completions.create({
+          model: 'quarry',
+          messages: [{ role: 'user', content: QUESTION }],
+          [name]: value,
+        } as never);
+        await expect(request, name).rejects.toMatchObject({
+          status: 400,
+          code: 'unsupported_parameter',
+          param: name,
+        });
+      }
+      await expect(
+        client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: QUESTION }] }),
+      ).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+      // Nothing was started by a refused request.
+      expect((await database.store.listSessions()).sessions).toEqual([]);
+      // The defaults are what Quarry does anyway.
+      const accepted = await client().chat.completions.create({
+        model: 'quarry',
+        messages: [{ role: 'user', content: QUESTION }],
+        n: 1,
+        top_p: 1,
+        presence_penalty: 0,
+        frequency_penalty: 0,
+        response_format: { type: 'text' },
+      });
+      expect(accepted.choices[0]!.message.content).toContain('## Sources');
+      expect(await client().models.retrieve('quarry')).toMatchObject({ id: 'quarry', object: 'model' });
+      await expect(client().models.retrieve('gpt-4o')).rejects.toMatchObject({ status: 404 });
+    });
+  });
+}
+
+describeChat(sqliteHarness, null);
+describeChat(postgresHarness, postgresSkipReason());
