@@ -3,6 +3,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { type AnswerEnd, followAnswer, type RunUsage } from '../service/answer-stream.ts';
 import { type ChatTurn, openChatTurn } from '../service/chat-conversation.ts';
+import { answerChore, recognizeChore } from '../service/housekeeping.ts';
 import { QuarryError } from '../shared/errors.ts';
 import { progressNote } from './responses-wire.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
@@ -208,14 +209,49 @@ export function openAiRoutes(_dependencies: ServerDependencies) {
         role: message.role,
         text: textOf(message.content),
       }));
+      const id = `chatcmpl-${randomUUID()}`;
+      const created = Math.floor(Date.now() / 1000);
+      // A client's own task (a title, tags, follow-up suggestions) gets a short answer and starts nothing.
+      const chore = recognizeChore(messages);
+      if (chore) {
+        const { text, usage } = await answerChore(context, chore, c.req.raw.signal);
+        const base = { id, created, model: MODEL };
+        if (!body.stream)
+          return c.json(
+            {
+              ...base,
+              object: 'chat.completion' as const,
+              choices: [
+                { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop', logprobs: null },
+              ],
+              usage: usageOf(usage),
+            },
+            200,
+          );
+        return streamSSE(c, async (stream) => {
+          const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+            stream.writeSSE({
+              data: JSON.stringify({
+                ...base,
+                object: 'chat.completion.chunk',
+                choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+              }),
+            });
+          await chunk({ role: 'assistant', content: text }, null);
+          await chunk({}, 'stop');
+          if (body.stream_options?.include_usage)
+            await stream.writeSSE({
+              data: JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(usage) }),
+            });
+          await stream.writeSSE({ data: '[DONE]' });
+        });
+      }
       const { session, after } = await openChatTurn(context, {
         messages,
         sessionId: c.req.header('x-quarry-session-id') || undefined,
         chatId: body.chat_id ?? metadataChatId,
         temperature: body.temperature ?? undefined,
       });
-      const id = `chatcmpl-${randomUUID()}`;
-      const created = Math.floor(Date.now() / 1000);
       c.header('x-quarry-session-id', session.id);
       if (!body.stream) {
         for await (const part of followAnswer(context, session, after, c.req.raw.signal)) {

@@ -33,27 +33,37 @@ export interface ChatTurnResult {
 const conversational = (turn: { role: string }) => turn.role === 'user' || turn.role === 'assistant';
 const same = (a: string, b: string) => a.trim() === b.trim();
 
-/** True when the session's stored conversation is a prefix of the incoming one. */
-function isPrefix(stored: Message[], incoming: ChatTurn[]): boolean {
-  if (stored.length > incoming.length) return false;
-  return stored.every(
-    (message, index) => message.role === incoming[index]!.role && same(message.content, incoming[index]!.text),
+/**
+ * How well a session's stored conversation leads into the incoming one: 2 when it is a prefix of it
+ * word for word, 1 when only its user turns are (the client edited an earlier assistant reply), 0
+ * when it is not.
+ */
+function prefixMatch(stored: Message[], incoming: ChatTurn[]): 0 | 1 | 2 {
+  if (stored.length > incoming.length) return 0;
+  if (!stored.every((message, index) => message.role === incoming[index]!.role)) return 0;
+  const userTurnsMatch = stored.every(
+    (message, index) => message.role !== 'user' || same(message.content, incoming[index]!.text),
   );
+  if (!userTurnsMatch) return 0;
+  return stored.every((message, index) => same(message.content, incoming[index]!.text)) ? 2 : 1;
 }
 
 /**
- * The user's session whose stored conversation is the longest prefix of `incoming` (at least one
- * exchange), the most recently updated among equals; null when none is.
+ * The user's session whose stored conversation best leads into `incoming` (at least one exchange):
+ * a word-for-word prefix before one whose assistant replies the client edited, the longer before
+ * the shorter, the most recently updated among equals; null when none does.
  */
 async function findByHistory(context: ServiceContext, incoming: ChatTurn[]): Promise<Session | null> {
   const first = incoming[0]!.text.trim();
   const page = await context.store.listSessions({ search: first.slice(0, 200), limit: 50 });
-  let best: { session: Session; length: number } | null = null;
+  let best: { session: Session; match: number; length: number } | null = null;
   for (const session of page.sessions) {
     if (session.question !== first) continue;
     const stored = (await context.store.listMessages(session.id)).filter(conversational);
-    if (stored.length < 2 || !isPrefix(stored, incoming)) continue;
-    if (!best || stored.length > best.length) best = { session, length: stored.length };
+    const match = stored.length < 2 ? 0 : prefixMatch(stored, incoming);
+    if (match === 0) continue;
+    if (!best || match > best.match || (match === best.match && stored.length > best.length))
+      best = { session, match, length: stored.length };
   }
   return best?.session ?? null;
 }

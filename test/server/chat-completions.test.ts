@@ -192,6 +192,61 @@ function describeChat(harness: StoreHarness, skip: string | null) {
       expect(await client().models.retrieve('quarry')).toMatchObject({ id: 'quarry', object: 'model' });
       await expect(client().models.retrieve('gpt-4o')).rejects.toMatchObject({ status: 404 });
     });
+
+    it('answers a front end’s title and tag requests without starting research, and continues a chat whose reply was edited', async () => {
+      const openai = client();
+      const first = await openai.chat.completions
+        .create({ model: 'quarry', messages: [{ role: 'user', content: QUESTION }] })
+        .withResponse();
+      const sessionId = first.response.headers.get('x-quarry-session-id')!;
+      const report = first.data.choices[0]!.message.content!;
+      const callsBefore = fake.calls.length;
+      // As Open WebUI asks for a title and tags after the first exchange.
+      const history = `<chat_history>\nUSER: ${QUESTION}\nASSISTANT: ${report.slice(0, 200)}\n</chat_history>`;
+      const title = await openai.chat.completions
+        .create({
+          model: 'quarry',
+          messages: [
+            {
+              role: 'user',
+              content: `### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n### Output:\nJSON format: { "title": "your concise title here" }\n### Chat History:\n${history}`,
+            },
+          ],
+        })
+        .withResponse();
+      expect(title.response.headers.get('x-quarry-session-id')).toBeNull();
+      expect(title.data.choices[0]!.message.content!.length).toBeGreaterThan(0);
+      const tags = await openai.chat.completions.create({
+        model: 'quarry',
+        stream: true,
+        messages: [
+          {
+            role: 'user',
+            content: `### Task:\nGenerate 1-3 broad tags categorizing the main themes of the chat history.\n### Output:\nJSON format: { "tags": ["tag1", "tag2"] }\n### Chat History:\n${history}`,
+          },
+        ],
+      });
+      let tagText = '';
+      for await (const chunk of tags) tagText += chunk.choices[0]?.delta.content ?? '';
+      expect(tagText.length).toBeGreaterThan(0);
+      // One model call each (the server's model answers the prompt as sent), and no session besides the chat.
+      expect(fake.calls.length).toBe(callsBefore + 2);
+      expect((await database.store.listSessions()).sessions.map((session) => session.id)).toEqual([sessionId]);
+
+      // The client edited the assistant's reply; the user turns still say which chat this is.
+      const edited = await openai.chat.completions
+        .create({
+          model: 'quarry',
+          messages: [
+            { role: 'user', content: QUESTION },
+            { role: 'assistant', content: `${report}\n\n(edited by the user)` },
+            { role: 'user', content: 'When did the La Rance station open?' },
+          ],
+        })
+        .withResponse();
+      expect(edited.response.headers.get('x-quarry-session-id')).toBe(sessionId);
+      expect((await database.store.listSessions()).sessions).toHaveLength(1);
+    });
   });
 }
 
