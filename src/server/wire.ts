@@ -261,6 +261,9 @@ export const listQuery = z.object({
     .transform((value) => (value ? value.split(',') : undefined))
     .pipe(z.array(z.enum(sessionStatuses)).optional()),
   q: noNul(z.string().max(500)).optional(),
+  externalId: noNul(z.string().min(1).max(200))
+    .optional()
+    .openapi({ description: 'Only the session with this external id (your job id): a list of one, or empty' }),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   cursor: noNul(z.string().max(1000)).optional(),
 });

@@ -5,17 +5,24 @@ import { invalidInput, QuarryError } from '../shared/errors.ts';
 import type { Message, Run, Session, Source, StepDetail } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
 
-/** A full id from any unique prefix; an ambiguous prefix lists the candidates. */
+/**
+ * A full id from a session id, the caller's own external id for it (a job id), or a unique prefix of
+ * an id, in that order; an ambiguous prefix lists the candidates.
+ */
 export async function resolveSessionId(context: ServiceContext, prefix: string): Promise<string> {
   const trimmed = prefix.trim();
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(trimmed)) throw invalidInput('id', `"${prefix}" is not a session id or prefix`);
-  const candidates = await context.store.findSessionIds(trimmed, { limit: 10 });
+  if (!/^[\w:.@-]{1,200}$/.test(trimmed)) throw invalidInput('id', `"${prefix}" is not a session id or prefix`);
+  const candidates = /^[A-Za-z0-9_-]{1,128}$/.test(trimmed)
+    ? await context.store.findSessionIds(trimmed, { limit: 10 })
+    : [];
   if (candidates.includes(trimmed)) return trimmed;
+  const external = await context.store.findSessionByExternalId(trimmed);
+  if (external) return external.id;
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0)
     throw new QuarryError(
       'SESSION_NOT_FOUND',
-      `No session with an id starting "${trimmed}". List them with: quarry ls.`,
+      `No session with the id or external id "${trimmed}", or an id starting so. List them with: quarry ls.`,
       { details: { sessionId: trimmed } },
     );
   throw new QuarryError(

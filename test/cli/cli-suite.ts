@@ -246,8 +246,10 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
     });
 
     it('lists, shows, renames, forks, exports, imports and deletes sessions by id prefix', () => {
-      const id = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs]));
+      const id = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs, '--external-id', 'job-42']));
       const short = id.slice(0, 8);
+      // The caller's own id names the session as well as its id does.
+      expect(JSON.parse(quarry(['--json', 'show', 'job-42']).stdout).session.id).toBe(id);
       const listed = quarry(['ls']);
       expect(listed.stdout).toMatch(
         new RegExp(`^${short}\\s+How does tidal power generate electricity\\s+completed`, 'm'),

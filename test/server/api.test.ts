@@ -66,11 +66,23 @@ describe('HTTP API', () => {
 
   it('creates, lists, reads, renames, forks, exports, imports and deletes sessions', async () => {
     server = await start(database.store);
-    const created = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION }) });
+    const created = await api('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ question: QUESTION, externalId: 'job-42', settings: { temperature: 0.3 } }),
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: expect.any(String), status: 'queued', progress: { completedSteps: 0 } });
     const id = created.body.id as string;
     await completed(id);
+    // A batch finds its session again by its own id.
+    expect((await api('/api/sessions?externalId=job-42')).body.sessions.map((each: { id: string }) => each.id)).toEqual(
+      [id],
+    );
+    expect((await api('/api/sessions?externalId=job-43')).body.sessions).toEqual([]);
+    // PUT renames as PATCH does.
+    const put = await api(`/api/sessions/${id}`, { method: 'PUT', body: JSON.stringify({ title: 'Put title' }) });
+    expect(put).toMatchObject({ status: 200, body: { title: 'Put title' } });
+    expect((await api(`/api/sessions/${id}`)).body.settings.temperature).toBe(0.3);
     const list = await api('/api/sessions?limit=10');
     expect(list.body.sessions).toHaveLength(1);
     expect(list.body.sessions[0]).toMatchObject({

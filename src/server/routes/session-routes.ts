@@ -114,6 +114,14 @@ const routes = {
     request: { params: idParams, body: body(updateSessionBody) },
     responses: { 200: json(sessionSummarySchema, 'The session'), 400: invalid, 404: notFound, 409: conflict },
   }),
+  replace: createRoute({
+    method: 'put',
+    path: '/{id}',
+    tags,
+    summary: 'The same as PATCH: rename, or change settings (for clients that send PUT)',
+    request: { params: idParams, body: body(updateSessionBody) },
+    responses: { 200: json(sessionSummarySchema, 'The session'), 400: invalid, 404: notFound, 409: conflict },
+  }),
   remove: createRoute({
     method: 'delete',
     path: '/{id}',
@@ -237,6 +245,10 @@ export function sessionRoutes() {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
     .openapi(routes.list, async (c) => {
       const query = c.req.valid('query');
+      if (query.externalId !== undefined) {
+        const found = await c.get('context').store.findSessionByExternalId(query.externalId);
+        return c.json({ sessions: found ? [sessionSummary(found)] : [], nextCursor: null }, 200);
+      }
       const page = await listSessions(c.get('context'), {
         status: query.status,
         search: query.q,
@@ -265,6 +277,13 @@ export function sessionRoutes() {
       c.json(sessionDetail(await showSession(c.get('context'), c.req.valid('param').id)), 200),
     )
     .openapi(routes.update, async (c) => {
+      const session = await updateSession(c.get('context'), {
+        sessionId: c.req.valid('param').id,
+        ...c.req.valid('json'),
+      });
+      return c.json(sessionSummary(session), 200);
+    })
+    .openapi(routes.replace, async (c) => {
       const session = await updateSession(c.get('context'), {
         sessionId: c.req.valid('param').id,
         ...c.req.valid('json'),
