@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { QUARRY_VERSION } from '../config/version.ts';
@@ -33,7 +34,12 @@ const tooLarge = (limit: number) =>
 
 /** Requests to API paths no route answers: 404 JSON, never the web page. */
 function isApiPath(path: string): boolean {
-  return /^\/(api|v1|mcp)(\/|$)/.test(path);
+  return /^\/(api|v1|mcp|\.well-known)(\/|$)/.test(path);
+}
+
+/** This server's address as its clients use it: the operator's public URL, else the request's own origin. */
+export function publicOrigin(dependencies: ServerDependencies, requestUrl: string): string {
+  return (dependencies.config.server.publicUrl ?? new URL(requestUrl).origin).replace(/\/+$/, '');
 }
 
 /**
@@ -92,6 +98,19 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     scheme: 'bearer',
     description: 'Required on servers with users (quarry users add); the web UI signs in with a cookie instead.',
   });
+  // OAuth protected-resource metadata (RFC 9728) for remote MCP clients: the resource is /mcp, a
+  // bearer token in the Authorization header (quarry users token add), no authorization server.
+  const protectedResource = (c: Context<AppEnv>) => {
+    const origin = publicOrigin(dependencies, c.req.url);
+    return c.json({
+      resource: `${origin}/mcp`,
+      resource_name: 'Quarry',
+      bearer_methods_supported: ['header'],
+      resource_documentation: `${origin}/api/openapi.json`,
+    });
+  };
+  app.get('/.well-known/oauth-protected-resource', protectedResource);
+  app.get('/.well-known/oauth-protected-resource/mcp', protectedResource);
   app.route('/api/auth', publicAccountRoutes(dependencies));
   const streams = limitStreams(dependencies.config.server.limits.streams);
   for (const path of ['/api/*', '/v1/*', '/mcp']) app.use(path, authenticate(dependencies), streams);

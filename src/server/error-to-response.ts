@@ -66,6 +66,16 @@ export function errorToResponse(error: unknown, c: Context): Response {
   const researchOutcome = ['STEP_FAILED', 'STEP_ATTEMPTS_EXCEEDED', 'CLAIM_LIMIT'].includes(known.code);
   if (status >= 500 && !researchOutcome)
     console.error(`quarry serve: ${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
+  if (status === 401) {
+    // RFC 6750; an MCP client also learns where the resource's metadata is (RFC 9728).
+    const { origin, pathname } = new URL(c.req.url);
+    c.header(
+      'www-authenticate',
+      pathname === '/mcp'
+        ? `Bearer realm="quarry", resource_metadata="${origin}/.well-known/oauth-protected-resource"`
+        : 'Bearer realm="quarry"',
+    );
+  }
   if (known.isRetryable && known.retryAfterMs !== null)
     c.header('retry-after', String(Math.ceil(known.retryAfterMs / 1000)));
   if (new URL(c.req.url).pathname.startsWith('/v1/')) return c.json(openAiErrorBody(known, status), status);

@@ -9,8 +9,9 @@ import { outlineQuestion } from '../service/outline-question.ts';
 import type { ServiceContext } from '../service/service-context.ts';
 import { showSession } from '../service/session-queries.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
-import { isQuarryError, toErrorInfo } from '../shared/errors.ts';
+import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { isRunEnd } from '../shared/events.ts';
+import { answerAsTheSpecSays, resourceNotFound } from './mcp-protocol.ts';
 import { sessionTaskStore, TASK_POLL_MS } from './mcp-tasks.ts';
 import { progressNote } from './responses-wire.ts';
 
@@ -30,10 +31,40 @@ async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResu
   }
 }
 
-/** Where a session stands, with its report or the question it waits on. */
-async function describe(context: ServiceContext, sessionId: string) {
+const sourceShape = z.object({ citation: z.number().nullable(), title: z.string(), url: z.string() });
+/** What get_research (and start_research with wait) answers with, as structured content. */
+const researchState = {
+  sessionId: z.string(),
+  title: z.string(),
+  question: z.string(),
+  status: z.string(),
+  completedSteps: z.number(),
+  error: z.string().nullable(),
+  waitingFor: z.string().nullable().describe('The outline review the session waits on, answered with ask_followup'),
+  report: z.string().nullable().describe('The report version asked for (the latest by default)'),
+  reportVersion: z.number().nullable(),
+  reportVersions: z.number(),
+  answer: z
+    .string()
+    .nullable()
+    .describe('The latest follow-up answer given in the conversation, if newer than the report'),
+  sources: z.array(sourceShape),
+};
+
+/** Where a session stands: a report version (the latest by default), the latest answer, or the question it waits on. */
+async function describe(context: ServiceContext, sessionId: string, version?: number) {
   const view = await showSession(context, sessionId);
-  const report = view.reports.at(-1)?.report ?? null;
+  if (version !== undefined && !view.reports[version - 1])
+    throw new QuarryError(
+      'NOT_FOUND',
+      `Session ${sessionId} has ${view.reports.length} report versions, not ${version}.`,
+    );
+  const chosen = version === undefined ? view.reports.at(-1) : view.reports[version - 1];
+  const latest = view.messages.findLast((message) => message.role === 'assistant');
+  const newest = view.reports.at(-1);
+  // A follow-up answered in the conversation is newer than the report it came after.
+  const answer =
+    latest && latest.content !== newest?.report && latest.createdAt >= (newest?.createdAt ?? 0) ? latest.content : null;
   const waitingFor =
     view.session.status === 'waiting' && view.pendingInput
       ? outlineQuestion((view.pendingInput.payload as { outline?: Outline } | null)?.outline)
@@ -46,7 +77,10 @@ async function describe(context: ServiceContext, sessionId: string) {
     completedSteps: view.resumePoint.completedSteps,
     error: view.session.error?.message ?? null,
     waitingFor,
-    report,
+    report: chosen?.report ?? null,
+    reportVersion: chosen?.version ?? null,
+    reportVersions: view.reports.length,
+    answer,
     sources: view.sources
       .filter((source) => source.citation !== null)
       .map((source) => ({ citation: source.citation, title: source.title, url: source.url })),
@@ -57,7 +91,29 @@ function describeText(state: Awaited<ReturnType<typeof describe>>): string {
   const head = `Session ${state.sessionId} (${state.title}) is ${state.status}, ${state.completedSteps} steps done.`;
   if (state.error) return `${head}\nError: ${state.error}`;
   if (state.waitingFor) return `${head}\n\n${state.waitingFor}\n\nAnswer with ask_followup.`;
-  return state.report ? `${head}\n\n${state.report}` : head;
+  const versions =
+    state.reportVersions > 1 ? ` (report version ${state.reportVersion} of ${state.reportVersions})` : '';
+  if (state.answer)
+    return `${head}\n\nThe latest answer:\n\n${state.answer}${state.report ? `\n\nThe report${versions}:\n\n${state.report}` : ''}`;
+  return state.report ? `${head}${versions}\n\n${state.report}` : head;
+}
+
+/**
+ * Progress notifications until the session's run ends: each step of research in words, and the
+ * report's text as it is written (a line at a time).
+ */
+async function sendProgress(
+  context: ServiceContext,
+  sessionId: string,
+  signal: AbortSignal,
+  notify: (params: { progress: number; message: string }) => Promise<void>,
+): Promise<void> {
+  let progress = 0;
+  for await (const event of followEvents(context.store, sessionId, { signal })) {
+    const note = event.type === 'report-delta' ? (event.data.message ? event.data.text : null) : progressNote(event);
+    if (note?.trim()) await notify({ progress: ++progress, message: note.trim() });
+    if (isRunEnd(event)) return;
+  }
 }
 
 /**
@@ -86,12 +142,19 @@ export function createMcpServer(context: ServiceContext): McpServer {
       description:
         'Researches a question and answers with the cited report. Called as an MCP task, it returns the task at once and the research runs on whatever happens to the connection (tasks/get, tasks/result, tasks/cancel); called plainly, it waits for the report.',
       inputSchema: { question },
+      outputSchema: { sessionId: z.string(), status: z.string(), sources: z.array(sourceShape) },
       execution: { taskSupport: 'optional' },
     },
     {
       createTask: async ({ question: text }, extra) => {
         const { session } = await startResearch(context, { question: text });
         const handle = { sessionId: session.id, after: 0, messages: 0 };
+        // A caller that asked for progress (a plain call waits here) hears it while the research runs.
+        const token = extra._meta?.progressToken;
+        if (token !== undefined)
+          void sendProgress(context, session.id, extra.signal, (params) =>
+            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } }),
+          ).catch(() => undefined);
         return {
           task: await extra.taskStore.createTask({ ttl: null, pollInterval: TASK_POLL_MS, context: { handle } }),
         };
@@ -111,6 +174,8 @@ export function createMcpServer(context: ServiceContext): McpServer {
         question,
         wait: z.boolean().optional().describe('Wait for the report (default false: return at once)'),
       },
+      // At once: the session id and status; with wait, where the research ended.
+      outputSchema: z.object(researchState).partial().required({ sessionId: true, status: true }).shape,
     },
     ({ question, wait }, extra) =>
       guarded(async () => {
@@ -121,16 +186,11 @@ export function createMcpServer(context: ServiceContext): McpServer {
             status: session.status,
           });
         const token = extra._meta?.progressToken;
-        let progress = 0;
-        for await (const event of followEvents(context.store, session.id, { signal: extra.signal })) {
-          const note = progressNote(event);
-          if (note && token !== undefined)
-            await extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token, progress: ++progress, message: note.trim() },
-            });
-          if (isRunEnd(event)) break;
-        }
+        await sendProgress(context, session.id, extra.signal, (params) =>
+          token === undefined
+            ? Promise.resolve()
+            : extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } }),
+        );
         const state = await describe(context, session.id);
         return result(describeText(state), state);
       }),
@@ -140,13 +200,18 @@ export function createMcpServer(context: ServiceContext): McpServer {
     'get_research',
     {
       title: 'Read a research',
-      description: 'Where a research session stands: its status, its report once written, or the question it waits on.',
-      inputSchema: { sessionId },
+      description:
+        'Where a research session stands: its status, its report once written (the latest version, or the one asked for), the latest follow-up answer, or the question it waits on.',
+      inputSchema: {
+        sessionId,
+        version: z.number().int().min(1).optional().describe('A report version (1 is the first); default the latest'),
+      },
+      outputSchema: researchState,
       annotations: { readOnlyHint: true },
     },
-    ({ sessionId: id }) =>
+    ({ sessionId: id, version }) =>
       guarded(async () => {
-        const state = await describe(context, id);
+        const state = await describe(context, id, version);
         return result(describeText(state), state);
       }),
   );
@@ -158,6 +223,7 @@ export function createMcpServer(context: ServiceContext): McpServer {
       description:
         'Asks a follow-up question about a finished research (answered from its sources, researching more where needed), or answers the outline review a session waits on ("approve", or what to change). Returns at once; read the answer with get_research.',
       inputSchema: { sessionId, text: z.string().min(1).max(20_000) },
+      outputSchema: { sessionId: z.string(), kind: z.string() },
     },
     ({ sessionId: id, text }) =>
       guarded(async () => {
@@ -177,6 +243,7 @@ export function createMcpServer(context: ServiceContext): McpServer {
       title: 'Search a session’s sources',
       description: 'The sources a session found whose title or address contains every word of the query.',
       inputSchema: { sessionId, query: z.string().max(500) },
+      outputSchema: { sources: z.array(sourceShape) },
       annotations: { readOnlyHint: true },
     },
     ({ sessionId: id, query }) =>
@@ -198,6 +265,11 @@ export function createMcpServer(context: ServiceContext): McpServer {
       title: 'List research sessions',
       description: 'Research sessions, newest first, optionally those whose title or question contains a text.',
       inputSchema: { query: z.string().max(500).optional(), limit: z.number().int().min(1).max(100).optional() },
+      outputSchema: {
+        sessions: z.array(
+          z.object({ sessionId: z.string(), title: z.string(), status: z.string(), updatedAt: z.string() }),
+        ),
+      },
       annotations: { readOnlyHint: true },
     },
     ({ query, limit }) =>
@@ -243,39 +315,81 @@ export function createMcpServer(context: ServiceContext): McpServer {
     sessionId: async (prefix: string) =>
       (await listAll()).map((session) => session.id).filter((id) => id.startsWith(prefix)),
   };
+  /** A session's view for a resource, or "resource not found" for a session this user does not have. */
+  const viewFor = async (uri: URL, id: unknown) => {
+    try {
+      return await showSession(context, String(id));
+    } catch (error) {
+      if (isQuarryError(error, 'SESSION_NOT_FOUND') || isQuarryError(error, 'INVALID_INPUT'))
+        throw resourceNotFound(uri.href);
+      throw error;
+    }
+  };
+  const listed = (suffix: string, name: string, mimeType: string) => async () => ({
+    resources: (await listAll()).map((session) => ({
+      uri: `quarry://sessions/${session.id}/${suffix}`,
+      name: `${session.title} — ${name}`,
+      mimeType,
+    })),
+  });
   server.registerResource(
     'report',
     new ResourceTemplate('quarry://sessions/{sessionId}/report', {
       complete,
-      list: async () => ({
-        resources: (await listAll()).map((session) => ({
-          uri: `quarry://sessions/${session.id}/report`,
-          name: `${session.title} — report`,
-          mimeType: 'text/markdown',
-        })),
-      }),
+      list: listed('report', 'report', 'text/markdown'),
     }),
     { title: 'A session’s report', description: 'The latest report of a research session', mimeType: 'text/markdown' },
     async (uri, { sessionId: id }) => {
-      const view = await showSession(context, String(id));
+      const view = await viewFor(uri, id);
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: view.reports.at(-1)?.report ?? '' }] };
+    },
+  );
+  server.registerResource(
+    'report-version',
+    new ResourceTemplate('quarry://sessions/{sessionId}/reports/{version}', { complete, list: undefined }),
+    {
+      title: 'One version of a session’s report',
+      description:
+        'A report version of a research session (1 is the first; a follow-up that researched further wrote the next)',
+      mimeType: 'text/markdown',
+    },
+    async (uri, { sessionId: id, version }) => {
+      const view = await viewFor(uri, id);
+      const report = view.reports[Number(version) - 1];
+      if (!report) throw resourceNotFound(uri.href);
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: report.report }] };
+    },
+  );
+  server.registerResource(
+    'conversation',
+    new ResourceTemplate('quarry://sessions/{sessionId}/conversation', {
+      complete,
+      list: listed('conversation', 'conversation', 'text/markdown'),
+    }),
+    {
+      title: 'A session’s conversation',
+      description: 'The questions and answers of a research session, follow-ups included',
+      mimeType: 'text/markdown',
+    },
+    async (uri, { sessionId: id }) => {
+      const view = await viewFor(uri, id);
+      const text = view.messages
+        .filter((message) => message.role !== 'system')
+        .map((message) => `## ${message.role === 'user' ? 'Question' : 'Answer'}\n\n${message.content}`)
+        .join('\n\n');
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
     },
   );
   server.registerResource(
     'sources',
     new ResourceTemplate('quarry://sessions/{sessionId}/sources', {
       complete,
-      list: async () => ({
-        resources: (await listAll()).map((session) => ({
-          uri: `quarry://sessions/${session.id}/sources`,
-          name: `${session.title} — sources`,
-          mimeType: 'application/json',
-        })),
-      }),
+      list: listed('sources', 'sources', 'application/json'),
     }),
     { title: 'A session’s sources', description: 'The sources a research session found', mimeType: 'application/json' },
     async (uri, { sessionId: id }) => {
-      const sources = (await context.store.listSources(String(id))).map((source) => ({
+      const view = await viewFor(uri, id);
+      const sources = view.sources.map((source) => ({
         citation: source.citation,
         title: source.title,
         url: source.url,
@@ -283,5 +397,6 @@ export function createMcpServer(context: ServiceContext): McpServer {
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(sources, null, 2) }] };
     },
   );
+  answerAsTheSpecSays(server, { research: 'optional' });
   return server;
 }

@@ -132,17 +132,53 @@ describe('MCP server', () => {
     await eventually(
       async () => (await call(again, 'get_research', { sessionId })).structuredContent.status === 'completed',
     );
+    // The follow-up is readable: its answer, every report version, the conversation.
+    const after = await call(again, 'get_research', { sessionId });
+    expect(after.structuredContent.answer).toMatch(/1966/);
+    expect(after.content[0]?.text).toContain(after.structuredContent.answer);
+    expect(after.structuredContent.reportVersion).toBe(after.structuredContent.reportVersions);
+    expect((await call(again, 'get_research', { sessionId, version: 1 })).structuredContent.report).toBe(
+      state.structuredContent.report,
+    );
+    const latest = await again.readResource({ uri: `quarry://sessions/${sessionId}/report` });
+    expect((latest.contents[0] as { text: string }).text).toBe(after.structuredContent.report);
+    const first = await again.readResource({ uri: `quarry://sessions/${sessionId}/reports/1` });
+    expect((first.contents[0] as { text: string }).text).toBe(state.structuredContent.report);
+    const conversation = await again.readResource({ uri: `quarry://sessions/${sessionId}/conversation` });
+    expect((conversation.contents[0] as { text: string }).text).toContain(after.structuredContent.answer);
 
     const bob = await connect(`${withUsers.url}/mcp`, tokens.bob);
     const stolen = await call(bob, 'get_research', { sessionId });
     expect(stolen.isError).toBe(true);
     expect(stolen.content[0]?.text).toMatch(/^SESSION_NOT_FOUND/);
     expect((await call(bob, 'list_sessions', {})).structuredContent.sessions).toEqual([]);
-    await expect(bob.readResource({ uri: `quarry://sessions/${sessionId}/report` })).rejects.toThrow();
+    // Another user's session is a resource that does not exist (-32002), as is any unknown URI.
+    await expect(bob.readResource({ uri: `quarry://sessions/${sessionId}/report` })).rejects.toMatchObject({
+      code: -32002,
+    });
+    await expect(bob.readResource({ uri: 'quarry://nothing/here' })).rejects.toMatchObject({ code: -32002 });
     await bob.close();
     await again.close();
-    // No token, no MCP.
+    // No token, no MCP: a 401 that says how to authenticate, and where the resource's metadata is.
     await expect(connect(`${withUsers.url}/mcp`)).rejects.toThrow();
+    const denied = await fetch(`${withUsers.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get('www-authenticate')).toBe(
+      `Bearer realm="quarry", resource_metadata="${withUsers.url}/.well-known/oauth-protected-resource"`,
+    );
+    const metadata = await fetch(`${withUsers.url}/.well-known/oauth-protected-resource`);
+    expect(metadata.headers.get('content-type')).toMatch(/json/);
+    expect(await metadata.json()).toMatchObject({
+      resource: `${withUsers.url}/mcp`,
+      bearer_methods_supported: ['header'],
+    });
+    const unknown = await fetch(`${withUsers.url}/.well-known/openid-configuration`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toMatch(/json/);
   });
 
   it('runs research as an MCP task: created at once, outlives its client, read and listed from another connection', {
@@ -174,10 +210,32 @@ describe('MCP server', () => {
     expect(listed.tasks.map((task) => task.taskId)).toContain(taskId);
     await expect(again.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/terminal/);
 
-    // A plain call (a client without tasks) waits for the report.
-    const plain = await call(again, 'research', { question: 'What is a tidal barrage?' });
+    // A plain call (a client without tasks) waits for the report, hearing progress meanwhile.
+    const heard: string[] = [];
+    const plain = (await again.callTool(
+      { name: 'research', arguments: { question: 'What is a tidal barrage?' } },
+      undefined,
+      {
+        onprogress: (note) => heard.push(note.message ?? ''),
+        timeout: within(60_000),
+      },
+    )) as ToolResult;
     expect(plain.isError).toBeFalsy();
     expect(plain.content[0]?.text).toMatch(/barrage/i);
+    expect(heard.some((line) => line.startsWith('Searching: '))).toBe(true);
+    // start_research is not a task tool: called as one, it is refused and starts nothing.
+    const sessionsBefore = (await call(again, 'list_sessions', {})).structuredContent.sessions.length;
+    const refused = again.experimental.tasks.callToolStream(
+      { name: 'start_research', arguments: { question: 'Should not start' } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    );
+    const messages = [];
+    for await (const message of refused) messages.push(message);
+    expect(messages.at(-1)).toMatchObject({ type: 'error', error: { code: -32601 } });
+    expect((await call(again, 'list_sessions', {})).structuredContent.sessions).toHaveLength(sessionsBefore);
+    // Every tool says what its structured content holds.
+    for (const tool of (await again.listTools()).tools) expect(tool.outputSchema, tool.name).toBeDefined();
 
     // Another user's task is not found, nor listed.
     const bob = await connect(`${withUsers.url}/mcp`, tokens.bob);
