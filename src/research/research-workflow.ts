@@ -25,6 +25,8 @@ export interface ResearchRunInput {
   mode?: 'initial' | 'follow-up';
   /** Research done elsewhere that this run carries on (an imported session); see `carried-research.ts`. */
   carried?: CarriedResearch;
+  /** Instructions for this run only, in place of the session's `systemInstruction`. */
+  instructions?: string;
 }
 
 /** The title a session gets before its analyst names it: the trimmed question. */
@@ -60,7 +62,8 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
     name: RESEARCH_WORKFLOW_NAME,
     version: RESEARCH_WORKFLOW_VERSION,
     async run(ctx, input) {
-      const settings = parseResearchSettings(ctx.settings);
+      const stored = parseResearchSettings(ctx.settings);
+      const settings = input.instructions ? { ...stored, systemInstruction: input.instructions } : stored;
       const analyst = deps.analystFor(settings);
       const ledger = new Ledger();
       if (input.mode === 'follow-up')

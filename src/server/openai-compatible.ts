@@ -5,12 +5,12 @@ import { type AnswerEnd, followAnswer, type RunUsage } from '../service/answer-s
 import { type ChatTurn, openChatTurn } from '../service/chat-conversation.ts';
 import { answerChore, recognizeChore } from '../service/housekeeping.ts';
 import { QuarryError } from '../shared/errors.ts';
+import { chatDefaults, checkModel, MODEL, refuseUnsupported } from './openai-options.ts';
 import { progressNote } from './responses-wire.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
 import { errorResponses } from './wire.ts';
 
-export const MODEL = 'quarry';
 const CREATED = 1_700_000_000;
 
 const contentPart = z.object({ type: z.string().max(50), text: z.string().optional() });
@@ -37,82 +37,6 @@ export const chatCompletionBody = z
   .loose();
 
 type ChatCompletionBody = z.infer<typeof chatCompletionBody>;
-
-/**
- * Request options Quarry does not implement, with the one value each may take because it is what
- * Quarry does anyway (the option's default). Any other value is refused by name.
- */
-const defaultsOnly: Record<string, { accepts: (value: unknown) => boolean; why: string }> = {
-  n: { accepts: (value) => value === 1, why: 'Quarry writes one answer per request; send n: 1 or leave it out' },
-  top_p: {
-    accepts: (value) => value === 1,
-    why: 'Quarry samples with temperature only; send top_p: 1 or leave it out',
-  },
-  presence_penalty: { accepts: (value) => value === 0, why: 'not supported; send 0 or leave it out' },
-  frequency_penalty: { accepts: (value) => value === 0, why: 'not supported; send 0 or leave it out' },
-  logprobs: { accepts: (value) => value === false, why: 'Quarry returns no log probabilities' },
-  top_logprobs: { accepts: () => false, why: 'Quarry returns no log probabilities' },
-  logit_bias: {
-    accepts: (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
-    why: 'not supported',
-  },
-  stop: { accepts: (value) => value === null, why: 'Quarry ends its answers itself; stop sequences are not supported' },
-  max_tokens: { accepts: () => false, why: 'a research run spends what it needs; cap it with a token budget setting' },
-  max_completion_tokens: {
-    accepts: () => false,
-    why: 'a research run spends what it needs; cap it with a token budget setting',
-  },
-  seed: { accepts: () => false, why: 'research runs are not seeded' },
-  response_format: {
-    accepts: (value) => (value as { type?: unknown } | null)?.type === 'text',
-    why: 'Quarry answers in Markdown text; send {"type":"text"} or leave it out',
-  },
-  tools: {
-    accepts: (value) => Array.isArray(value) && value.length === 0,
-    why: 'Quarry calls no client tools',
-  },
-  tool_choice: { accepts: (value) => value === 'none', why: 'Quarry calls no client tools' },
-  functions: { accepts: () => false, why: 'Quarry calls no client functions' },
-  function_call: { accepts: (value) => value === 'none', why: 'Quarry calls no client functions' },
-  parallel_tool_calls: { accepts: () => false, why: 'Quarry calls no client tools' },
-  modalities: {
-    accepts: (value) => Array.isArray(value) && value.length === 1 && value[0] === 'text',
-    why: 'Quarry answers in text only',
-  },
-  audio: { accepts: () => false, why: 'Quarry answers in text only' },
-  prediction: { accepts: () => false, why: 'not supported' },
-  reasoning_effort: { accepts: () => false, why: 'research depth is a session setting (maxIterations)' },
-  service_tier: {
-    accepts: (value) => value === 'auto' || value === 'default',
-    why: 'Quarry has one service tier',
-  },
-  store: {
-    accepts: (value) => value === true,
-    why: 'Quarry keeps every conversation as a session (delete it to remove it)',
-  },
-  web_search_options: { accepts: () => false, why: 'web search is chosen by the server (QUARRY_SEARCH)' },
-};
-
-/** Refuses, by name, any option this endpoint does not implement (`unsupported_parameter`). */
-function checkOptions(body: ChatCompletionBody): void {
-  const known = new Set(Object.keys(chatCompletionBody.shape));
-  for (const [name, value] of Object.entries(body)) {
-    if (known.has(name) || value === undefined) continue;
-    const rule = defaultsOnly[name];
-    if (rule?.accepts(value)) continue;
-    throw new QuarryError(
-      'INVALID_INPUT',
-      rule
-        ? `Unsupported value for parameter ${name}: ${rule.why}.`
-        : `Unrecognized request argument supplied: ${name}. Quarry does not support it.`,
-      { details: { field: name, code: 'unsupported_parameter' } },
-    );
-  }
-  if (body.model !== undefined && body.model !== MODEL)
-    throw new QuarryError('NOT_FOUND', `The model \`${body.model}\` does not exist; this server offers \`${MODEL}\`.`, {
-      details: { field: 'model', code: 'model_not_found' },
-    });
-}
 
 const modelObject = { id: MODEL, object: 'model' as const, created: CREATED, owned_by: 'quarry' };
 const modelSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() });
@@ -202,7 +126,8 @@ export function openAiRoutes(_dependencies: ServerDependencies) {
     })
     .openapi(completions, async (c) => {
       const body = c.req.valid('json');
-      checkOptions(body);
+      refuseUnsupported(body, Object.keys(chatCompletionBody.shape), chatDefaults);
+      checkModel(body.model);
       const context = c.get('context');
       const metadataChatId = typeof body.metadata?.chat_id === 'string' ? body.metadata.chat_id : undefined;
       const messages: ChatTurn[] = body.messages.map((message) => ({

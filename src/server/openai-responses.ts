@@ -13,6 +13,8 @@ import {
   turnEvents,
 } from '../service/responses.ts';
 import type { ServiceContext } from '../service/service-context.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
+import { checkModel, refuseUnsupported, responsesDefaults } from './openai-options.ts';
 import { ResponseEventWriter, responseObject } from './responses-wire.ts';
 import { liveStream } from './routes/live-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
@@ -27,21 +29,32 @@ const inputMessage = z.object({
   role: z.enum(['user', 'assistant', 'system', 'developer']),
   content: z.union([text(100_000), z.array(contentPart).max(100)]),
 });
+/** Any other input item (a function call's output, a reasoning item…): refused by name below. */
+const otherItem = z.object({ type: z.string().max(100) }).loose();
 
-export const responseCreateBody = z.object({
-  model: z.string().max(200).optional(),
-  input: z.union([text(100_000).min(1), z.array(inputMessage).min(1).max(500)]),
-  instructions: text(4000).nullish(),
-  previous_response_id: text(200).nullish(),
-  background: z.boolean().nullish(),
-  stream: z.boolean().nullish(),
-  store: z.boolean().nullish(),
-  // Kept with the run (later reads return it): OpenAI's limits, 16 pairs of ≤ 64-character keys.
-  metadata: z
-    .record(text(64), text(512))
-    .refine((value) => Object.keys(value).length <= 16, 'at most 16 pairs')
-    .nullish(),
-});
+export const responseCreateBody = z
+  .object({
+    model: z.string().max(200).nullish(),
+    input: z.union([
+      text(100_000).min(1),
+      z
+        .array(z.union([inputMessage, otherItem]))
+        .min(1)
+        .max(500),
+    ]),
+    instructions: text(4000).nullish(),
+    previous_response_id: text(200).nullish(),
+    background: z.boolean().nullish(),
+    stream: z.boolean().nullish(),
+    temperature: z.number().min(0).max(2).nullish(),
+    // Kept with the run (later reads return it): OpenAI's limits, 16 pairs of ≤ 64-character keys.
+    metadata: z
+      .record(text(64), text(512))
+      .refine((value) => Object.keys(value).length <= 16, 'at most 16 pairs')
+      .nullish(),
+  })
+  // Every other option is checked by name: implemented, harmless at its default, or refused.
+  .loose();
 
 const idParams = z.object({ id: text(200).openapi({ param: { name: 'id', in: 'path' } }) });
 const retrieveQuery = z.object({
@@ -51,6 +64,8 @@ const retrieveQuery = z.object({
 const inputItemsQuery = z.object({
   order: z.enum(['asc', 'desc']).default('desc'),
   limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: text(200).optional(),
+  before: text(200).optional(),
 });
 
 const stream = { 'text/event-stream': { schema: z.string() } };
@@ -121,15 +136,36 @@ const routes = {
   }),
 };
 
+/**
+ * The conversation an input gives: messages, with the text of `input_text` parts (and of the
+ * `output_text` parts of the assistant's earlier replies). Items that are not messages — a
+ * function call's output, above all — are refused by name: Quarry calls no client tools.
+ */
 function turnsOf(input: z.infer<typeof responseCreateBody>['input']): ChatTurn[] {
   if (typeof input === 'string') return [{ role: 'user', text: input }];
-  return input.map((message) => ({
-    role: message.role,
-    text:
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.map((part) => (part.type === 'input_text' ? (part.text ?? '') : '')).join(''),
-  }));
+  return input.map((item, index) => {
+    const message = inputMessage.safeParse(item);
+    if (!message.success || ('type' in item && item.type !== undefined && item.type !== 'message'))
+      throw new QuarryError(
+        'INVALID_INPUT',
+        `Input item ${index} is a ${String(item.type)}: Quarry takes messages only (it calls no client tools, so there is no function call to answer).`,
+        { details: { field: `input.${index}.type`, code: 'unsupported_input_item' } },
+      );
+    const { role, content } = message.data;
+    return {
+      role,
+      text:
+        typeof content === 'string'
+          ? content
+          : content
+              .map((part) =>
+                part.type === 'input_text' || part.type === 'output_text' || part.type === 'text'
+                  ? (part.text ?? '')
+                  : '',
+              )
+              .join(''),
+    };
+  });
 }
 
 async function currentObject(context: ServiceContext, handle: ResponseHandle) {
@@ -185,9 +221,12 @@ export function responsesRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
     .openapi(routes.create, async (c) => {
       const body = c.req.valid('json');
+      refuseUnsupported(body, Object.keys(responseCreateBody.shape), responsesDefaults);
+      checkModel(body.model);
       const context = c.get('context');
       const handle = await createResponse(context, {
         input: turnsOf(body.input),
+        temperature: body.temperature ?? undefined,
         instructions: body.instructions ?? undefined,
         previousResponseId: body.previous_response_id ?? undefined,
         metadata: body.metadata ?? undefined,
@@ -228,7 +267,7 @@ export function responsesRoutes(dependencies: ServerDependencies) {
     })
     .openapi(routes.inputItems, async (c) => {
       const state = await responseState(c.get('context'), parseResponseId(c.req.valid('param').id));
-      const { order, limit } = c.req.valid('query');
+      const { order, limit, after, before } = c.req.valid('query');
       const items = state.input.map((message) => ({
         id: `msg_in_${message.id}`,
         type: 'message',
@@ -236,14 +275,26 @@ export function responsesRoutes(dependencies: ServerDependencies) {
         status: 'completed',
         content: [{ type: 'input_text', text: message.content }],
       }));
-      const data = (order === 'desc' ? items.reverse() : items).slice(0, limit);
+      // In the order asked for, then the items after `after` and before `before` (cursors are item ids).
+      let listed = order === 'desc' ? items.reverse() : items;
+      for (const [cursor, keep] of [
+        [after, (index: number, at: number) => index > at],
+        [before, (index: number, at: number) => index < at],
+      ] as const) {
+        if (cursor === undefined) continue;
+        const at = listed.findIndex((item) => item.id === cursor);
+        if (at < 0)
+          throw invalidInput(cursor === after ? 'after' : 'before', `no input item ${cursor} in this response`);
+        listed = listed.filter((_, index) => keep(index, at));
+      }
+      const data = listed.slice(0, limit);
       return c.json(
         {
           object: 'list',
           data,
           first_id: data[0]?.id ?? null,
           last_id: data.at(-1)?.id ?? null,
-          has_more: items.length > limit,
+          has_more: listed.length > limit,
         },
         200,
       );

@@ -27,7 +27,8 @@ export type AnswerPart =
 /** The run's token usage from its journal's model steps. */
 export async function runUsage(context: ServiceContext, session: Session, runId: string | null): Promise<RunUsage> {
   if (!runId) return { inputTokens: 0, outputTokens: 0 };
-  const steps = await context.store.listSteps(session.id, { runId });
+  // Superseded steps too (a rewind): their tokens were spent, as the Responses API counts them.
+  const steps = await context.store.listSteps(session.id, { runId, includeSuperseded: true });
   return steps.reduce(
     (sum, step) => ({
       inputTokens: sum.inputTokens + (step.usage?.inputTokens ?? 0),

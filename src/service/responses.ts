@@ -1,3 +1,5 @@
+import { basename, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Outline } from '../research/research-types.ts';
 import { type ErrorInfo, invalidInput, QuarryError } from '../shared/errors.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
@@ -8,6 +10,7 @@ import type { ServiceContext } from './service-context.ts';
 import { queueResume, stopSession } from './session-control.ts';
 import { deleteSession } from './session-queries.ts';
 import { askSession, type RunClient, startResearch } from './start-research.ts';
+import { admissionFor } from './user-limits.ts';
 
 /**
  * A response, in the sense of the OpenAI Responses API: one turn of a session — a new research, a
@@ -36,8 +39,11 @@ export interface ResponseState {
   createdAt: number;
   /** The answer once there is one: the report, the follow-up's answer, or the outline to review. */
   text: string | null;
-  /** Sources by their citation number, for the `[n]` markers in `text`. */
-  citations: Map<number, Source>;
+  /**
+   * Sources by their citation number, for the `[n]` markers in `text`: a web page by its URL, a local
+   * document by its path inside the session's document folder (never a path on the server).
+   */
+  citations: Map<number, { url: string; title: string }>;
   error: ErrorInfo | null;
   /** The user messages this turn added. */
   input: Message[];
@@ -75,6 +81,8 @@ export interface CreateResponseRequest {
   previousResponseId?: string;
   metadata?: Record<string, string>;
   background?: boolean;
+  /** Sampling temperature of a research this request starts. */
+  temperature?: number;
 }
 
 /**
@@ -102,15 +110,19 @@ export async function createResponse(context: ServiceContext, request: CreateRes
       .map((turn) => `${turn.role === 'user' ? 'User' : 'Assistant'}: ${turn.text}`)
       .join('\n\n');
     const instruction = [system, earlier && `The conversation so far:\n${earlier}`].filter(Boolean).join('\n\n');
+    const settings = {
+      ...(instruction ? { systemInstruction: instruction.slice(-4000) } : {}),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    };
     const { session } = await startResearch(context, {
       question: question.text,
-      settings: instruction ? { systemInstruction: instruction.slice(-4000) } : undefined,
+      settings: Object.keys(settings).length ? settings : undefined,
       client,
     });
     return { sessionId: session.id, after: 0, messages: 0 };
   }
   const previous = parseResponseId(request.previousResponseId);
-  const session = await context.store.getSession(previous.sessionId);
+  const session = await branchAt(context, previous);
   const handle = {
     sessionId: session.id,
     after: session.lastEventOffset,
@@ -118,8 +130,40 @@ export async function createResponse(context: ServiceContext, request: CreateRes
   };
   if (/^continue$/i.test(question.text.trim()) && ['interrupted', 'failed'].includes(session.status))
     await queueResume(context, { sessionId: session.id });
-  else await askSession(context, { sessionId: session.id, text: question.text, client });
+  else
+    await askSession(context, {
+      sessionId: session.id,
+      text: question.text,
+      client: { ...client, ...(request.instructions ? { instructions: request.instructions } : {}) },
+    });
   return handle;
+}
+
+/**
+ * The session a turn after `previous` continues: its own when `previous` is its latest turn, else a
+ * branch (a fork of the session through the run that answered `previous`), so the turns that
+ * followed it stay as they were.
+ */
+async function branchAt(context: ServiceContext, previous: ResponseHandle): Promise<Session> {
+  const session = await context.store.getSession(previous.sessionId);
+  const messages = await context.store.listMessages(session.id);
+  const turn = messages.filter((message) => message.seq > previous.messages);
+  const question = turn.find((message) => message.role === 'user');
+  const later = question && turn.some((message) => message.role === 'user' && message.seq > question.seq);
+  if (!later) return session;
+  const answer = turn.find((message) => message.role === 'assistant' && message.seq > question.seq);
+  const runId = answer?.runId ?? question.runId;
+  const run = (await context.store.listRuns(session.id)).find((each) => each.id === runId);
+  if (!run)
+    throw new QuarryError('CONFLICT', `The turn ${responseId(previous)} has no run to branch from.`, {
+      details: { responseId: responseId(previous) },
+    });
+  return context.store.forkSession({
+    sessionId: session.id,
+    throughRun: run.number,
+    title: session.title,
+    admission: admissionFor(context),
+  });
 }
 
 /** The event that ends a turn: a run's end (not a hand-over to another worker) or its error. */
@@ -145,6 +189,17 @@ function statusOf(ended: StoredEvent | null, session: Session): ResponseStatus {
   if (session.status === 'queued') return 'queued';
   // Running, or a run whose worker died: the next claim continues it.
   return 'in_progress';
+}
+
+/**
+ * Where a cited source is, as a client may see it: a web page's URL; a local document's path inside
+ * the document folder that holds it (`energy/tidal.md`), or its file name when no folder does.
+ */
+export function corpusLocation(url: string, folders: string[]): string {
+  if (!url.startsWith('file:')) return url;
+  const path = fileURLToPath(url);
+  const folder = folders.map((each) => resolve(each)).find((each) => path.startsWith(each + sep));
+  return (folder ? relative(folder, path) : basename(path)).split(sep).join('/');
 }
 
 /** The turn's events, up to the one that ended it. */
@@ -173,9 +228,15 @@ export async function responseState(context: ServiceContext, handle: ResponseHan
   ]);
   const ended = events.find(endsTurn) ?? null;
   const added = messages.filter((message) => message.seq > handle.messages);
-  const input = added.filter((message) => message.role === 'user');
+  // The turn's own input: its question (later turns' questions are theirs).
+  const input = added.filter((message) => message.role === 'user').slice(0, 1);
+  const folders = (Array.isArray(session.settings.docs) ? session.settings.docs : []).map(String);
   const citations = new Map(
-    sources.flatMap((source) => (source.citation === null ? [] : [[source.citation, source] as const])),
+    sources.flatMap((source) =>
+      source.citation === null
+        ? []
+        : [[source.citation, { url: corpusLocation(source.url, folders), title: source.title }] as const],
+    ),
   );
   return {
     handle,

@@ -39,10 +39,17 @@ export interface RunClient {
   metadata?: Record<string, string>;
   background?: boolean;
   previousResponseId?: string;
+  /** Instructions for this turn only (the Responses API's per-request `instructions`). */
+  instructions?: string;
 }
 
 function runInput(question: string, mode: 'initial' | 'follow-up', client: RunClient | undefined) {
-  return { question, mode, ...(client ? { client } : {}) };
+  return {
+    question,
+    mode,
+    ...(client ? { client } : {}),
+    ...(client?.instructions ? { instructions: client.instructions } : {}),
+  };
 }
 
 export interface StartResearchResult {

@@ -552,6 +552,11 @@ export interface ForkSessionInput {
   sessionId: string;
   /** The step to fork before, in the source's current run. Omitted: copy the whole journal. */
   beforeStep?: string;
+  /**
+   * Copy the runs up to this number whole and nothing after (a branch at the end of a turn): the
+   * copy is `completed` when that run completed. Not with `beforeStep`.
+   */
+  throughRun?: number;
   ownerId?: string;
   newSessionId?: string;
   title?: string;

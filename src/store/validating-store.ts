@@ -338,6 +338,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
     z.object({
       sessionId: id(),
       beforeStep: optional(stepKey()),
+      throughRun: optional(int(1)),
       ownerId: optional(id()),
       newSessionId: optional(id()),
       title: optional(nonEmpty(limits.titleChars)),

@@ -114,7 +114,9 @@ describe('OpenAI Responses API', () => {
       expect(annotation.type).toBe('url_citation');
       if (annotation.type !== 'url_citation') continue;
       expect(text.text.slice(annotation.start_index, annotation.end_index)).toMatch(/^\[\d+\]$/);
-      expect(annotation.url).toMatch(/^file:\/\/|^https?:\/\//);
+      // A local document by its path in the document folder, never a path on the server.
+      expect(annotation.url).not.toContain(home);
+      expect(annotation.url).toMatch(/^(energy|nature|reports)\/[\w-]+\.\w+$|^https?:\/\//);
     }
     // Research progress is the reasoning summary.
     const reasoning = done.output.find((item) => item.type === 'reasoning');
@@ -225,6 +227,69 @@ describe('OpenAI Responses API', () => {
     await expect(openai.responses.retrieve(`resp_999999_0_${sessionOf(first)}`)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('branches from an earlier turn, keeps each turn’s own input and instructions, and pages input items', {
+    timeout: within(90_000),
+  }, async () => {
+    const openai = client(tokens.alice);
+    const first = await openai.responses.create({ model: 'quarry', input: QUESTION });
+    const second = await openai.responses.create({
+      model: 'quarry',
+      input: 'When did La Rance open?',
+      previous_response_id: first.id,
+      instructions: 'Answer in one sentence.',
+    });
+    expect(second.instructions).toBe('Answer in one sentence.');
+    // A turn after the first, not after the second: a branch, and the second turn stays as it was.
+    const branch = await openai.responses.create({
+      model: 'quarry',
+      input: 'Where is the Pentland Firth?',
+      previous_response_id: first.id,
+    });
+    expect(branch.status).toBe('completed');
+    expect(sessionOf(branch)).not.toBe(sessionOf(first));
+    expect(branch.previous_response_id).toBe(first.id);
+    const original = await database.store.listMessages(sessionOf(first));
+    expect(original.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+      QUESTION,
+      'When did La Rance open?',
+    ]);
+    const branched = await database.store.listMessages(sessionOf(branch));
+    expect(branched.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+      QUESTION,
+      'Where is the Pentland Firth?',
+    ]);
+    expect((await openai.responses.retrieve(second.id)).output_text).toBe(second.output_text);
+    // Each turn's input is its own question; paging with the SDK ends.
+    const items = [];
+    for await (const item of openai.responses.inputItems.list(first.id, { limit: 1 })) items.push(item);
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ type: 'message', content: [{ type: 'input_text', text: QUESTION }] });
+    // An assistant reply given back as output_text is conversation, not refused.
+    const withHistory = await openai.responses.create({
+      model: 'quarry',
+      input: [
+        { role: 'user', content: QUESTION },
+        { role: 'assistant', content: [{ type: 'output_text', text: first.output_text, annotations: [] }] },
+        { role: 'user', content: 'And in Korea?' },
+      ] as never,
+    });
+    expect(withHistory.status).toBe('completed');
+    // Plain JSON carries output_text too, and the fields every Responses client reads.
+    const raw = await (
+      await fetch(`${server.url}/v1/responses/${first.id}`, { headers: { authorization: `Bearer ${tokens.alice}` } })
+    ).json();
+    expect(raw.output_text).toBe(first.output_text);
+    for (const field of [
+      'completed_at',
+      'max_output_tokens',
+      'reasoning',
+      'service_tier',
+      'truncation',
+      'top_logprobs',
+    ])
+      expect(raw, field).toHaveProperty(field);
+  });
+
   it('refuses bad requests clearly and stores nothing', async () => {
     const post = (body: unknown) =>
       fetch(`${server.url}/v1/responses`, {
@@ -244,6 +309,12 @@ describe('OpenAI Responses API', () => {
       [{ input: 'x', metadata: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v'])) }, 400],
       [{ input: 'nul \u0000 byte' }, 400],
       [{ input: 'x', previous_response_id: 'resp_not_ours' }, 404],
+      // Options Quarry does not implement, and tool outputs it never asked for.
+      [{ input: 'x', max_output_tokens: 100 }, 400],
+      [{ input: 'x', tools: [{ type: 'web_search' }] }, 400],
+      [{ input: 'x', made_up: 1 }, 400],
+      [{ input: 'x', model: 'gpt-4o' }, 404],
+      [{ input: [{ type: 'function_call_output', call_id: 'c1', output: '42' }] }, 400],
     ] as const) {
       const response = await post(body);
       expect(response.status, JSON.stringify(body)).toBe(status);

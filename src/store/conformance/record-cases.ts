@@ -219,6 +219,50 @@ export function sourceAndBlobCases(use: () => TestDatabase): void {
 }
 
 export function forkAndRetentionCases(use: () => TestDatabase): void {
+  it('branches after a turn: runs up to it copied whole, later turns left out and left alone', async () => {
+    const { store } = use();
+    const session = await createTestSession(store);
+    const turn = async (runId: string, answer: string) => {
+      const lease = await store.claimSession({ sessionId: session.id, workerId: 'w1', ttlMs: 10_000 });
+      await store.recordStep(lease, { runId, key: 'answer', kind: 'task', output: answer });
+      await store.appendMessage({ sessionId: session.id, role: 'assistant', content: answer, runId, fence: lease });
+      await store.release(lease, { status: 'completed', runOutput: answer });
+    };
+    await turn(session.currentRunId!, 'first answer');
+    const { run: second } = await store.startRun({
+      sessionId: session.id,
+      kind: 'follow-up',
+      message: { role: 'user', content: 'second question' },
+    });
+    await turn(second.id, 'second answer');
+
+    const branch = await store.forkSession({ sessionId: session.id, throughRun: 1, title: 'Branch' });
+    expect(branch).toMatchObject({ status: 'completed', title: 'Branch', forkedFrom: session.id });
+    expect((await store.listMessages(branch.id)).map((message) => message.content)).toEqual([
+      'What is being tested?',
+      'first answer',
+    ]);
+    expect((await store.listRuns(branch.id)).map((run) => [run.number, run.status])).toEqual([[1, 'completed']]);
+    expect((await store.loadJournal(branch.currentRunId!)).map((step) => step.output)).toEqual(['first answer']);
+    // The branch takes its own next turn; the original keeps its second.
+    await store.startRun({
+      sessionId: branch.id,
+      kind: 'follow-up',
+      message: { role: 'user', content: 'other question' },
+    });
+    expect((await store.listMessages(session.id)).map((message) => message.content)).toEqual([
+      'What is being tested?',
+      'first answer',
+      'second question',
+      'second answer',
+    ]);
+    await expectCode(store.forkSession({ sessionId: session.id, throughRun: 3 }), 'RUN_NOT_FOUND');
+    await expectCode(
+      store.forkSession({ sessionId: session.id, throughRun: 1, beforeStep: 'answer' }),
+      'INVALID_INPUT',
+    );
+  });
+
   it('forks the journal before a step into a new session, sharing blobs and leaving the original alone', async () => {
     const database = use();
     const { store } = database;

@@ -1,4 +1,4 @@
-import { QuarryError } from '../../shared/errors.ts';
+import { invalidInput, QuarryError } from '../../shared/errors.ts';
 import type { ForkSessionInput, Session } from '../store.ts';
 import { admit } from './admission.ts';
 import { newId } from './codec.ts';
@@ -39,6 +39,8 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
   return ctx.driver.transaction(async (tx) => {
     const source = await readSession(ctx, tx, input.sessionId, input);
     await admit(ctx, tx, { ownerId: source.ownerId, admission: input.admission });
+    if (input.beforeStep !== undefined && input.throughRun !== undefined)
+      throw invalidInput('throughRun', 'a fork is cut before a step or after a run, not both');
     const cut = await findCut(tx, source, input.beforeStep);
     const forkId = input.newSessionId ?? newId();
     const workflow = input.workflow ?? source.workflow;
@@ -55,9 +57,16 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
 
     const runs = await tx.query<Row>('SELECT * FROM runs WHERE session_id = ? ORDER BY number', [source.id]);
     let currentRunId: string | null = null;
+    if (input.throughRun !== undefined && !runs.some((run) => Number(run.number) === input.throughRun))
+      throw new QuarryError('RUN_NOT_FOUND', `Session "${source.id}" has no run ${input.throughRun}.`, {
+        details: { sessionId: source.id, run: input.throughRun },
+      });
+    let lastStatus: unknown = null;
     for (const run of runs) {
       const number = Number(run.number);
       if (cut && number > cut.runNumber) break;
+      if (input.throughRun !== undefined && number > input.throughRun) break;
+      lastStatus = run.status;
       const partial = cut !== null && number === cut.runNumber;
       const runId = newId();
       currentRunId = runId;
@@ -87,6 +96,9 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
       );
     }
     await refreshForkCounters(tx, forkId, currentRunId);
+    // A branch after a completed turn is a finished session, ready for the next question.
+    if (input.throughRun !== undefined && lastStatus === 'completed')
+      await tx.query("UPDATE sessions SET status = 'completed' WHERE id = ?", [forkId]);
     await appendEventsInTx(ctx, tx, forkId, [
       { type: 'session-fork', data: { from: source.id, beforeStep: input.beforeStep ?? null } },
     ]);
