@@ -101,7 +101,7 @@ export function refuseUnsupported(
 ): void {
   for (const [name, value] of Object.entries(body)) {
     if (known.includes(name) || value === undefined || value === null) continue;
-    const rule = defaults[name];
+    const rule = Object.hasOwn(defaults, name) ? defaults[name] : undefined;
     if (rule?.accepts(value)) continue;
     throw new QuarryError(
       'INVALID_INPUT',

@@ -10,7 +10,7 @@ import type { ServiceContext } from './service-context.ts';
 import { queueResume, stopSession } from './session-control.ts';
 import { deleteSession } from './session-queries.ts';
 import { askSession, type RunClient, startResearch } from './start-research.ts';
-import { admissionFor } from './user-limits.ts';
+import { sessionAdmission } from './user-limits.ts';
 
 /**
  * A response, in the sense of the OpenAI Responses API: one turn of a session — a new research, a
@@ -162,7 +162,7 @@ async function branchAt(context: ServiceContext, previous: ResponseHandle): Prom
     sessionId: session.id,
     throughRun: run.number,
     title: session.title,
-    admission: admissionFor(context),
+    admission: sessionAdmission(context),
   });
 }
 

@@ -8,7 +8,7 @@ import { type Session, type SessionStatus, type StepRecord, sessionStatuses } fr
 import { checkModels } from './preflight.ts';
 import { requestSources } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
-import { admissionFor } from './user-limits.ts';
+import { runAdmission, sessionAdmission } from './user-limits.ts';
 
 /** Refuses a session whose workflow version this Quarry cannot replay, offering a fork. */
 export function checkWorkflowVersion(context: ServiceContext, session: Session): void {
@@ -103,11 +103,13 @@ export async function planResume(
     // Run it again: a new run of the original question, so the old report stays as a version.
     const first = (await context.store.listRuns(session.id))[0];
     // Parked, not queued: this resume claims it next, before any worker could take it.
+    // Checked against the active runs limit here, so a refused rerun adds no run.
     await context.store.startRun({
       sessionId: session.id,
       kind: 'rerun',
       input: first?.input ?? { question: session.question },
       status: 'interrupted',
+      admission: runAdmission(context),
     });
     session = await context.store.getSession(session.id);
   }
@@ -143,7 +145,7 @@ export async function queueResume(context: ServiceContext, request: ResumeReques
     workerId: 'queue',
     ttlMs: 60_000,
     fromStatuses: plan.fromStatuses,
-    admission: admissionFor(context),
+    admission: runAdmission(context),
   });
   try {
     await plan.prepare?.(lease);
@@ -173,7 +175,7 @@ export async function forkSession(
     beforeStep,
     title: request.title,
     workflow: { name: workflow.name, version: workflow.version },
-    admission: admissionFor(context),
+    admission: sessionAdmission(context),
   });
   // A fork of a finished session, taken whole, has nothing left to run.
   if (!request.run || fork.status === 'completed') return fork;

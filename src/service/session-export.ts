@@ -11,7 +11,7 @@ import { partitionFolders } from './document-folders.ts';
 import { legacySessionSchema, legacyToSnapshot, snapshotToLegacy } from './legacy-session.ts';
 import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
-import { admissionFor } from './user-limits.ts';
+import { sessionAdmission } from './user-limits.ts';
 
 export const exportFormats = ['md', 'html', 'json', 'legacy-json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
@@ -279,7 +279,7 @@ async function importSnapshot(context: ServiceContext, snapshot: SessionSnapshot
   if (snapshot.session.workflow.name === RESEARCH_WORKFLOW_NAME) parseResearchSettings(settings, { strict: true });
   const session = await context.store.importSession(
     { ...snapshot, session: { ...snapshot.session, settings } },
-    admissionFor(context),
+    sessionAdmission(context),
   );
   return {
     session,

@@ -9,7 +9,7 @@ import { checkModels } from './preflight.ts';
 import { checkQuestion, requestSources, researchSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 import { answerInput, pendingInput } from './session-control.ts';
-import { admissionFor } from './user-limits.ts';
+import { admissionFor, runAdmission } from './user-limits.ts';
 
 export interface StartResearchRequest {
   question: string;
@@ -150,7 +150,7 @@ export async function askSession(
     kind: 'follow-up',
     input: runInput(text, 'follow-up', request.client),
     message: { role: 'user', content: text },
-    admission: admissionFor(context),
+    admission: runAdmission(context),
   });
   return { kind: 'follow-up', ...started };
 }

@@ -11,3 +11,17 @@ export function admissionFor(context: Pick<ServiceContext, 'config' | 'enforceLi
   const { sessions, activeRuns } = context.config.server.limits;
   return { sessions, activeRuns };
 }
+
+/** The limit on queued and running sessions only: for a write that makes an existing session runnable. */
+export function runAdmission(
+  context: Pick<ServiceContext, 'config' | 'enforceLimits'>,
+): Pick<Admission, 'activeRuns'> | undefined {
+  return context.enforceLimits ? { activeRuns: context.config.server.limits.activeRuns } : undefined;
+}
+
+/** The limit on how many sessions a user keeps only: for a write that adds a session without running it. */
+export function sessionAdmission(
+  context: Pick<ServiceContext, 'config' | 'enforceLimits'>,
+): Pick<Admission, 'sessions'> | undefined {
+  return context.enforceLimits ? { sessions: context.config.server.limits.sessions } : undefined;
+}

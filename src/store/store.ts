@@ -414,7 +414,7 @@ export interface StartRunInput {
   ownerId?: string;
   /** `interrupted`: the run waits for its starter to claim it (no worker takes it first); default `queued`. */
   status?: 'queued' | 'interrupted';
-  /** `activeRuns`, checked when the run makes the session `queued`. */
+  /** `activeRuns`, checked as the run is added (queued, or parked for its starter to claim at once). */
   admission?: Pick<Admission, 'activeRuns'>;
 }
 

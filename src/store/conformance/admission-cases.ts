@@ -114,6 +114,23 @@ export function admissionCases(use: () => TestDatabase): void {
     expect(await store.countSessions({ ownerId: 'ada' })).toBe(6);
   });
 
+  it('refuses a run parked for its starter when the active-runs limit is reached, adding no run', async () => {
+    const { store } = use();
+    const [busy, done] = await parkedSessions(store, 'ada', 2);
+    await store.claimSession({ sessionId: busy!.id, workerId: 'w', ttlMs: 60_000 });
+    const before = await store.listRuns(done!.id);
+    await expect(
+      store.startRun({
+        sessionId: done!.id,
+        kind: 'rerun',
+        status: 'interrupted',
+        ownerId: 'ada',
+        admission: { activeRuns: 1 },
+      }),
+    ).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(await store.listRuns(done!.id)).toEqual(before);
+  });
+
   it('admits at most the active-runs limit of racing follow-ups and claims', async () => {
     const { store } = use();
     const parked = await parkedSessions(store, 'ada', RACERS);

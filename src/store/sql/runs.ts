@@ -146,8 +146,7 @@ export async function startRun(ctx: SqlContext, input: StartRunInput): Promise<{
   return ctx.driver.transaction(async (tx) => {
     await touchSession(ctx, tx, input.sessionId, input);
     const session = await readSession(ctx, tx, input.sessionId);
-    if ((input.status ?? 'queued') === 'queued')
-      await admit(ctx, tx, { ownerId: session.ownerId, admission: input.admission, sessionId: session.id });
+    await admit(ctx, tx, { ownerId: session.ownerId, admission: input.admission, sessionId: session.id });
     if (session.status === 'running') {
       throw new QuarryError(
         'SESSION_ALREADY_RUNNING',
