@@ -12,7 +12,7 @@ const groups: Record<string, string[]> = {
   store: ['store-storage', 'store-listing', 'store-commit-latency'],
   engine: ['engine-overhead', 'engine-resume'],
   sources: ['corpus-index', 'html-index'],
-  api: ['api-load', 'answer-stream'],
+  api: ['api-load', 'answer-stream', 'event-delivery'],
   workers: ['workers'],
   quality: ['research-quality'],
   cli: ['cli-start'],

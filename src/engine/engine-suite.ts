@@ -524,6 +524,41 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       expect(warnings).not.toContain('MaxListenersExceededWarning');
     });
 
+    it('lets the process serve its clients between steps, even when every step computes and the store answers at once', async () => {
+      const { store } = database;
+      let stepsDone = 0;
+      let doneWhenIoRan = -1;
+      const computing: Workflow<unknown, void> = {
+        name: 'computing',
+        version: 1,
+        async run(ctx) {
+          // Stands for a socket write waiting to go out (an SSE event to a browser).
+          setImmediate(() => {
+            doneWhenIoRan = stepsDone;
+          });
+          for (let index = 0; index < 20; index++) {
+            await ctx.step({ key: `compute-${index}` }, () => index);
+            stepsDone++;
+          }
+        },
+      };
+      const session = await store.createSession({
+        ownerId: 'local',
+        title: 't',
+        question: 'q',
+        workflow: { name: 'computing', version: 1 },
+        run: { kind: 'initial' },
+      });
+      const result = await new Runner({
+        store,
+        workflows: new WorkflowRegistry([computing]),
+        log: () => undefined,
+      }).runSession(session.id);
+      expect(result.status).toBe('completed');
+      expect(doneWhenIoRan).toBeGreaterThanOrEqual(0);
+      expect(doneWhenIoRan).toBeLessThanOrEqual(1);
+    });
+
     it('fails a run that uses one step key twice', async () => {
       const { store } = database;
       const twice: Workflow<unknown, void> = {

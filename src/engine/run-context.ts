@@ -117,6 +117,15 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * output without running anything, and a live result is committed (fenced by the lease) before it
  * is returned.
  */
+/**
+ * Lets the process's pending I/O run: a socket write, an SSE client's next read. SQLite answers
+ * synchronously, so an activation that only journals and computes would otherwise hold the event
+ * loop until its run ends, and the server that runs it would show its progress in late batches.
+ */
+function letIoRun(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export class RunContext {
   readonly sessionId: string;
   readonly runId: string;
@@ -422,7 +431,9 @@ export class RunContext {
       return await withRetry(
         async () => {
           try {
-            return await call();
+            const value = await call();
+            await letIoRun();
+            return value;
           } catch (error) {
             const landed = retried && recover ? await recover(error) : undefined;
             if (landed !== undefined) return landed;
