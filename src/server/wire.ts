@@ -155,6 +155,16 @@ export const sessionDetailSchema = sessionSummarySchema
     forks: z.array(z.object({ id: z.string(), title: z.string(), createdAt: iso })),
     /** What the research keeps across runs: aspects covered and open, preferences, tokens per source. */
     researchState: researchStateSchema.nullable(),
+    /** Summed over every run (outline reviews, follow-ups and rewound steps included). */
+    ledger: z
+      .object({
+        inputTokens: z.number().int(),
+        outputTokens: z.number().int(),
+        costUsd: z.number(),
+        searches: z.number().int(),
+        sourcesRead: z.number().int(),
+      })
+      .openapi('Ledger'),
   })
   .openapi('SessionDetail');
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Outline } from '../research/research-types.ts';
 import { type ErrorInfo, invalidInput, QuarryError } from '../shared/errors.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
-import type { Message, Session, Source } from '../store/store.ts';
+import type { Message, Session } from '../store/store.ts';
 import type { ChatTurn } from './chat-conversation.ts';
 import { outlineQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';

@@ -1,4 +1,5 @@
 import { computeResumePoint, type ResumePoint } from '../engine/resume-point.ts';
+import { type Ledger, ledgerOf } from '../research/ledger.ts';
 import { readResearchState } from '../research/research-state.ts';
 import type { ClaimResult, ResearchOutput, ResearchState } from '../research/research-types.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
@@ -56,6 +57,8 @@ export interface SessionView {
   forks: Session[];
   /** What the research carries across runs, as of the latest completed run (null before one). */
   researchState: ResearchState | null;
+  /** Tokens, cost, searches and sources read over every run. */
+  ledger: Ledger;
 }
 
 export function reportVersions(runs: Run[]): ReportVersion[] {
@@ -86,12 +89,13 @@ export function latestResearchState(runs: Run[]): ResearchState | null {
 /** Everything about one session, for `show` and `GET /api/sessions/:id`. */
 export async function showSession(context: ServiceContext, sessionId: string): Promise<SessionView> {
   const session = await context.store.getSession(sessionId);
-  const [messages, runs, sources, journal, forks] = await Promise.all([
+  const [messages, runs, sources, journal, forks, usage] = await Promise.all([
     context.store.listMessages(session.id),
     context.store.listRuns(session.id),
     context.store.listSources(session.id),
     context.store.loadCurrentJournal(session.id),
     context.store.listForks(session.id),
+    context.store.listStepUsage(session.id),
   ]);
   const waiting = journal.find((step) => step.kind === 'input' && step.status !== 'completed');
   return {
@@ -104,6 +108,7 @@ export async function showSession(context: ServiceContext, sessionId: string): P
     pendingInput: waiting ? { key: waiting.key, payload: waiting.input ?? null } : null,
     forks,
     researchState: latestResearchState(runs),
+    ledger: ledgerOf(usage),
   };
 }
 

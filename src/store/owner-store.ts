@@ -22,6 +22,7 @@ import type {
   StartRunInput,
   StepDetail,
   StepRecord,
+  StepUsageRecord,
   StopResult,
   Store,
   StoredEvent,
@@ -52,6 +53,7 @@ export interface OwnerStore {
   /** The live journal of the session's current run (empty before its first run). */
   loadCurrentJournal(sessionId: string): Promise<StepRecord[]>;
   listSteps(sessionId: string, options?: ListStepsOptions): Promise<StepDetail[]>;
+  listStepUsage(sessionId: string): Promise<StepUsageRecord[]>;
   /** One step of one of the session's runs, with its prompt. */
   getStep(sessionId: string, runId: string, key: string): Promise<StepDetail>;
   listSources(sessionId: string): Promise<Source[]>;
@@ -93,6 +95,7 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
       return session.currentRunId ? store.loadJournal(session.currentRunId) : [];
     },
     listSteps: (sessionId, options = {}) => store.listSteps(sessionId, { ...options, ownerId }),
+    listStepUsage: (sessionId) => store.listStepUsage(sessionId, { ownerId }),
     async getStep(sessionId, runId, key) {
       await store.getSession(sessionId, scope);
       const run = await store.getRun(runId).catch(() => null);

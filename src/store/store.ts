@@ -127,6 +127,12 @@ export interface StepUsage {
   latencyMs?: number;
 }
 
+/** A completed step's key and what it spent, for sums over a session. */
+export interface StepUsageRecord {
+  key: string;
+  usage: StepUsage | null;
+}
+
 /** One journaled step. `input` and `output` are decoded JSON values (`undefined` round-trips). */
 export interface StepRecord {
   runId: string;
@@ -712,6 +718,8 @@ export interface Journal {
   loadJournal(runId: string, options?: { includeSuperseded?: boolean }): Promise<StepRecord[]>;
   /** Steps of a session across its runs (run order, then `seq`). */
   listSteps(sessionId: string, options?: ListStepsOptions & OwnerScope): Promise<StepDetail[]>;
+  /** Every completed step of every run (superseded ones too: their tokens were spent), key and usage only. */
+  listStepUsage(sessionId: string, scope?: OwnerScope): Promise<StepUsageRecord[]>;
   /** One live step with its prompt; throws `STEP_NOT_FOUND`. */
   getStep(runId: string, key: string): Promise<StepDetail>;
 

@@ -201,6 +201,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
   supersedeSteps: [fence(), z.object({ runId: id(), fromSeq: int(1), events: events() })],
   loadJournal: [id()],
   listSteps: [id()],
+  listStepUsage: [id()],
   getStep: [id(), stepKey()],
   putBlob: [
     id(),

@@ -257,6 +257,14 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       const shown = quarry(['show', short.slice(0, 5), '--steps', '--sources']);
       expect(shown.code).toBe(0);
       expect(shown.stdout).toContain(`id        ${id}`);
+      // The ledger, as the API gives it (issue 33).
+      const { ledger } = JSON.parse(quarry(['--json', 'show', id]).stdout) as {
+        ledger: { searches: number; sourcesRead: number };
+      };
+      expect(ledger.searches).toBeGreaterThan(0);
+      expect(shown.stdout).toContain(
+        `spent     ${ledger.searches} searches · ${ledger.sourcesRead} sources read · 0 tokens`,
+      );
       expect(shown.stdout).toMatch(/iteration-1\/search-0 · completed · \d+ ms · attempt 1/);
       expect(shown.stdout).toMatch(/\[1\] Tidal energy/);
       const claims = quarry(['show', short, '--claims']);

@@ -236,6 +236,75 @@ describe('HTTP API', () => {
     expect((await api(`/api/sessions/${id}/messages`)).body.messages.at(-1).content).toContain('1966');
   });
 
+  it('sums tokens, cost, searches and sources read over every run: outline review and follow-up included (issue 33)', async () => {
+    const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+    try {
+      server = await start(database.store, {
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: fake.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+        QUARRY_PRICE_PER_MTOK: '3,15',
+      });
+      const id = (
+        await api('/api/sessions', {
+          method: 'POST',
+          body: JSON.stringify({ question: QUESTION, settings: { reviewOutline: true } }),
+        })
+      ).body.id as string;
+      await eventually(async () => (await api(`/api/sessions/${id}`)).body.status === 'waiting', 20_000);
+      await api(`/api/sessions/${id}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ role: 'user', content: 'approve' }),
+      });
+      await completed(id);
+      await api(`/api/sessions/${id}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ role: 'user', content: 'When did La Rance open?' }),
+      });
+      // A follow-up that researches again asks for its own outline review (the setting holds).
+      await eventually(async () => {
+        const { status } = (await api(`/api/sessions/${id}`)).body;
+        if (status === 'waiting')
+          await api(`/api/sessions/${id}/messages`, {
+            method: 'POST',
+            body: JSON.stringify({ role: 'user', content: 'approve' }),
+          });
+        return status === 'completed';
+      }, 20_000);
+      // Each outline review resumed its run (another activation); the follow-up is a second run.
+      expect((await api(`/api/sessions/${id}`)).body.runs).toHaveLength(2);
+      const steps = (await api(`/api/sessions/${id}/steps`)).body.steps as {
+        runId: string;
+        key: string;
+        status: string;
+        usage: { inputTokens?: number; outputTokens?: number; costUsd?: number } | null;
+      }[];
+      const done = steps.filter((step) => step.status === 'completed');
+      const sum = (read: (step: (typeof done)[number]) => number) =>
+        done.reduce((total, step) => total + read(step), 0);
+      const { ledger } = (await api(`/api/sessions/${id}`)).body;
+      expect(ledger).toEqual({
+        inputTokens: sum((step) => step.usage?.inputTokens ?? 0),
+        outputTokens: sum((step) => step.usage?.outputTokens ?? 0),
+        costUsd: expect.closeTo(
+          sum((step) => step.usage?.costUsd ?? 0),
+          9,
+        ),
+        searches: done.filter((step) => /(^|\/)search-\d+$/.test(step.key)).length,
+        sourcesRead: done.filter((step) => /(^|\/)read-\d+$/.test(step.key)).length,
+      });
+      // Every run counts: more than the last run's own steps, and real spending.
+      const lastRun = (await api(`/api/sessions/${id}`)).body.runs.at(-1).id as string;
+      const lastRunOnly = done.filter((step) => step.runId === lastRun);
+      expect(ledger.inputTokens).toBeGreaterThan(lastRunOnly.reduce((t, s) => t + (s.usage?.inputTokens ?? 0), 0));
+      expect(ledger.searches).toBeGreaterThan(0);
+      expect(ledger.sourcesRead).toBeGreaterThan(0);
+      expect(ledger.costUsd).toBeGreaterThan(0);
+    } finally {
+      await fake.stop();
+    }
+  });
+
   it('keeps a session created with start:false parked, stops a queued one, and refuses a late approval (issue 16)', async () => {
     server = await start(database.store);
     const parked = await api('/api/sessions', {

@@ -26,8 +26,6 @@ export interface ResearchProgress {
   queries: { query: string; done: boolean }[];
   sources: SourceRead[];
   notes: number;
-  tokens: number;
-  costUsd: number;
   /** The latest summary of what was found. */
   findings: string | null;
   /** The report as it is written, section by section, while the run writes it. */
@@ -60,7 +58,7 @@ function where(url: string): string {
 
 /**
  * The current run's progress in research terms, from its events: the stage as a step of the whole,
- * the queries searched, the sources read (title and host) and the notes they gave, tokens and cost,
+ * the queries searched, the sources read (title and host) and the notes they gave,
  * the findings so far, and the report streaming in while it is written.
  */
 export function researchProgress(events: readonly LiveEvent[], maxIterations = 3): ResearchProgress {
@@ -76,8 +74,6 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
     queries: [],
     sources: [],
     notes: 0,
-    tokens: 0,
-    costUsd: 0,
     findings: null,
     writing: '',
     ended: false,
@@ -105,11 +101,6 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
       case 'step-end': {
         const entry = queries.get(event.data.key);
         if (entry) entry.done = true;
-        const usage = event.data.usage;
-        if (usage) {
-          progress.tokens += (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-          progress.costUsd += usage.costUsd ?? 0;
-        }
         break;
       }
       case 'source-found':

@@ -1,11 +1,19 @@
 import type { Command } from 'commander';
 import { displayLocation } from '../../research/citations.ts';
+import type { Ledger } from '../../research/ledger.ts';
 import { listSessionSteps, resolveSessionId, showSession } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
 
 function formatDuration(step: { startedAt: number; endedAt: number | null }): string {
   return step.endedAt === null ? '…' : `${step.endedAt - step.startedAt} ms`;
+}
+
+/** The session's ledger in one line, as the web UI shows it. */
+function ledgerText(ledger: Ledger): string {
+  const tokens = ledger.inputTokens + ledger.outputTokens;
+  const cost = ledger.costUsd > 0 ? ` · $${ledger.costUsd.toFixed(4)}` : '';
+  return `${ledger.searches} searches · ${ledger.sourcesRead} sources read · ${tokens.toLocaleString('en-US')} tokens${cost}`;
 }
 
 export function registerShow(program: Command, runtime: CliRuntime): void {
@@ -38,6 +46,7 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
               ['id', session.id],
               ['status', session.status + (session.error ? ` (${session.error.code}: ${session.error.message})` : '')],
               ['progress', `${progressText(session)}; next step: ${resumePoint.nextStep ?? 'none'}`],
+              ['spent', ledgerText(view.ledger)],
               ['question', session.question],
               ['settings', JSON.stringify(session.settings)],
               ['created', `${new Date(session.createdAt).toISOString()} (${relativeTime(session.createdAt)})`],

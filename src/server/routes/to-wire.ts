@@ -101,5 +101,6 @@ export function sessionDetail(view: SessionView): SessionDetailWire {
     sources: view.sources.map(sourceWire),
     forks: view.forks.map((fork) => ({ id: fork.id, title: fork.title, createdAt: iso(fork.createdAt) })),
     researchState: view.researchState,
+    ledger: view.ledger,
   };
 }

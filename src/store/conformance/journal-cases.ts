@@ -178,6 +178,30 @@ export function journalCases(use: () => TestDatabase): void {
     ]);
   });
 
+  it('lists what completed steps spent: rewound ones too, never a failed or running one', async () => {
+    const database = use();
+    const { store } = database;
+    const { session, lease, runId } = await claimedSession(database);
+    const usage = (inputTokens: number) => ({ inputTokens, outputTokens: 1, costUsd: 0.5 });
+    await store.recordStep(lease, { runId, key: 'plan', kind: 'llm', output: 1 });
+    await store.beginStep(lease, { runId, key: 'draft', kind: 'llm' });
+    await store.completeStep(lease, { runId, key: 'draft', output: 'first', usage: usage(10) });
+    await store.beginStep(lease, { runId, key: 'fetch', kind: 'task' });
+    await store.failStep(lease, { runId, key: 'fetch', error: { code: 'STEP_FAILED', message: 'timeout' } });
+    expect(await store.supersedeSteps(lease, { runId, fromSeq: 2 })).toBe(2);
+    await store.beginStep(lease, { runId, key: 'draft', kind: 'llm' });
+    await store.completeStep(lease, { runId, key: 'draft', output: 'again', usage: usage(20) });
+    await store.beginStep(lease, { runId, key: 'still', kind: 'task' });
+    expect(await store.listStepUsage(session.id)).toEqual([
+      { key: 'plan', usage: null },
+      { key: 'draft', usage: usage(10) },
+      { key: 'draft', usage: usage(20) },
+    ]);
+    await expect(store.listStepUsage(session.id, { ownerId: 'someone-else' })).rejects.toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+    });
+  });
+
   it('records failures with their error and keeps them as the next step', async () => {
     const database = use();
     const { store } = database;

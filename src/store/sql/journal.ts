@@ -11,6 +11,8 @@ import type {
   StepDetail,
   StepPrompt,
   StepRecord,
+  StepUsage,
+  StepUsageRecord,
 } from '../store.ts';
 import {
   asStored,
@@ -289,6 +291,21 @@ export async function listSteps(
   if (!options.includeSuperseded) sql += " AND s.status <> 'superseded'";
   const rows = await ctx.driver.query(`${sql} ORDER BY r.number, s.seq`, params);
   return rows.map(withPrompt);
+}
+
+export async function listStepUsage(
+  ctx: SqlContext,
+  sessionId: string,
+  scope: OwnerScope = {},
+): Promise<StepUsageRecord[]> {
+  await readSession(ctx, ctx.driver, sessionId, scope);
+  const rows = await ctx.driver.query<{ key: string; usage: string | null }>(
+    `SELECT s.key, s.usage FROM steps s JOIN runs r ON r.id = s.run_id
+     WHERE s.session_id = ? AND (s.status = 'completed' OR (s.status = 'superseded' AND s.ended_at IS NOT NULL AND s.error_code IS NULL))
+     ORDER BY r.number, s.seq`,
+    [sessionId],
+  );
+  return rows.map((row) => ({ key: row.key, usage: row.usage ? (decodeJson(row.usage) as StepUsage) : null }));
 }
 
 export async function getStep(ctx: SqlContext, runId: string, key: string): Promise<StepDetail> {

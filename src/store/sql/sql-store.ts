@@ -52,6 +52,7 @@ import {
   failStep,
   getStep,
   listSteps,
+  listStepUsage,
   loadJournal,
   recordStep,
   supersedeSteps,
@@ -165,6 +166,7 @@ export class SqlStore implements Store {
     supersedeSteps(this.ctx, fence, input);
   loadJournal = (runId: string, options?: { includeSuperseded?: boolean }) => loadJournal(this.ctx, runId, options);
   listSteps = (sessionId: string, options?: ListStepsOptions & OwnerScope) => listSteps(this.ctx, sessionId, options);
+  listStepUsage = (sessionId: string, scope?: OwnerScope) => listStepUsage(this.ctx, sessionId, scope);
   getStep = (runId: string, key: string) => getStep(this.ctx, runId, key);
 
   putBlob = (sessionId: string, data: Uint8Array) =>

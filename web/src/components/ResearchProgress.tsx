@@ -28,6 +28,8 @@ export function ResearchProgress({
   const maxIterations = Number((detail.settings as { maxIterations?: number }).maxIterations ?? 3);
   const progress = researchProgress(events, maxIterations);
   const current = progress.stage ? stages.indexOf(progress.stage) : -1;
+  // The whole session's sums, from the journal (every run), read again as the run moves on.
+  const ledger = detail.ledger;
   return (
     <div className="research-progress">
       <ol className="stages" aria-label="Research stages">
@@ -45,9 +47,10 @@ export function ResearchProgress({
       <progress max={1} value={progress.fraction} aria-label="Research progress">
         {Math.round(progress.fraction * 100)}%
       </progress>
-      <p className="muted small">
-        {progress.queries.length} searches · {progress.sources.length} sources read · {progress.notes} notes ·{' '}
-        {progress.tokens.toLocaleString()} tokens{progress.costUsd > 0 ? ` · $${progress.costUsd.toFixed(4)}` : ''}
+      <p className="muted small" title="The whole session, every run">
+        {ledger.searches} searches · {ledger.sourcesRead} sources read ·{' '}
+        {(ledger.inputTokens + ledger.outputTokens).toLocaleString()} tokens
+        {ledger.costUsd > 0 ? ` · $${ledger.costUsd.toFixed(4)}` : ''}
         {progress.waiting ? ' · waiting for your review' : ''}
       </p>
       {progress.findings && (
