@@ -135,10 +135,14 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     });
     app.use('/assets/*', compress());
     app.use('/assets/*', serveStatic({ root }));
-    // Client-side routes (/sessions/:id, /sign-in) get the app's page.
-    app.get('*', async (c, next) =>
-      isApiPath(c.req.path) ? next() : serveStatic({ root, path: 'index.html' })(c, next),
-    );
+    app.get('/favicon.svg', serveStatic({ root }));
+    // Client-side routes (/sessions/:id, /sign-in) get the app's page; a file the app does not have
+    // (/favicon.ico, /robots.txt) is not found, never the page.
+    app.get('*', async (c, next) => {
+      if (isApiPath(c.req.path)) return next();
+      if (/\.[a-z0-9]+$/i.test(c.req.path)) return c.text('Not found', 404);
+      return serveStatic({ root, path: 'index.html' })(c, next);
+    });
   }
   return api;
 }

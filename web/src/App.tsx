@@ -31,6 +31,19 @@ export function App() {
     });
   }, []);
   useEffect(checkWho, [checkWho]);
+  // Escape closes what is open over the page: the sessions drawer and any menu.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setDrawer(false);
+      for (const menu of document.querySelectorAll<HTMLDetailsElement>('details.menu[open]')) {
+        menu.open = false;
+        menu.querySelector('summary')?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
   useEffect(() => {
     const onUnauthorized = () => setWho('signed-out');
     const onPop = () => setPath(window.location.pathname);
@@ -56,6 +69,8 @@ export function App() {
   if (who === null) return <p className="muted centered">Loading…</p>;
   if (who === 'signed-out') return <SignIn onSignedIn={setWho} />;
   const sessionId = sessionFromPath(path);
+  // A session's page names itself (SessionPage); the rest say where the reader is.
+  if (!sessionId) document.title = 'New research · Quarry';
   return (
     <div className={['layout', drawer && 'drawer-open', !connection.online && 'offline'].filter(Boolean).join(' ')}>
       <a className="skip-link" href="#content">

@@ -6,14 +6,20 @@ export function ConnectionBanner({ connection }: { connection: Connection }) {
   const [recovered, setRecovered] = useState(false);
   const [wasOffline, setWasOffline] = useState(false);
   useEffect(() => {
-    if (!connection.online) setWasOffline(true);
-    else if (wasOffline) {
+    if (!connection.online) {
+      setWasOffline(true);
+      setRecovered(false);
+    } else if (wasOffline) {
       setWasOffline(false);
       setRecovered(true);
-      const timer = setTimeout(() => setRecovered(false), 3000);
-      return () => clearTimeout(timer);
     }
   }, [connection.online, wasOffline]);
+  // Its own effect: clearing "was offline" above re-runs that one, which must not cancel the timer.
+  useEffect(() => {
+    if (!recovered) return;
+    const timer = setTimeout(() => setRecovered(false), 3000);
+    return () => clearTimeout(timer);
+  }, [recovered]);
   if (!connection.online)
     return (
       <div className="banner offline" role="status">

@@ -61,6 +61,10 @@ export function SessionPage({
   }, [sessionId]);
 
   useEffect(load, [load]);
+  // The tab says which session it is and how it stands, so a finished run shows in the tab bar.
+  useEffect(() => {
+    if (detail) document.title = `${detail.title} (${detail.status}) · Quarry`;
+  }, [detail]);
   useEffect(() => {
     const fresh = events.slice(seen.current);
     seen.current = events.length;

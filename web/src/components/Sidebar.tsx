@@ -24,16 +24,25 @@ function matches(session: SessionSummary, query: string): boolean {
  * pushes every change (a new session, a rename, progress, a status, a deletion), applied in place:
  * what was loaded stays loaded and nothing under the reader's eyes moves; new sessions appear on top.
  */
+/** How long typing pauses before the sidebar searches. */
+const SEARCH_PAUSE_MS = 250;
+
 export function Sidebar({ current, navigate }: SidebarProps) {
   const [query, setQuery] = useState('');
+  // What was last searched: the box's text once typing pauses, so a word is one request, not one a key.
+  const [searched, setSearched] = useState('');
   const [listed, setListed] = useState<Listed[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [renaming, setRenaming] = useState<string | null>(null);
   const more = useRef<HTMLLIElement>(null);
-  const queryRef = useRef(query);
-  queryRef.current = query;
+  const queryRef = useRef(searched);
+  queryRef.current = searched;
+  useEffect(() => {
+    const timer = setTimeout(() => setSearched(query.trim()), SEARCH_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [query]);
 
   /** Applies sessions to the list: known ones updated in place, new ones added on top. */
   const merge = useCallback((sessions: SessionSummary[]) => {
@@ -55,7 +64,7 @@ export function Sidebar({ current, navigate }: SidebarProps) {
     let cancelled = false;
     setLoading(true);
     api
-      .listSessions({ q: query })
+      .listSessions({ q: searched })
       .then((page) => {
         if (cancelled) return;
         setListed(page.sessions.map((session) => ({ session, group: dateGroup(session.updatedAt) })));
@@ -67,7 +76,7 @@ export function Sidebar({ current, navigate }: SidebarProps) {
     return () => {
       cancelled = true;
     };
-  }, [query]);
+  }, [searched]);
 
   const onChange = useCallback(
     (change: SessionFeedChange) => {
@@ -90,7 +99,7 @@ export function Sidebar({ current, navigate }: SidebarProps) {
       if (!entry?.isIntersecting) return;
       observer.disconnect();
       try {
-        const page = await api.listSessions({ q: query, cursor });
+        const page = await api.listSessions({ q: searched, cursor });
         setListed((existing) => {
           const known = new Set(existing.map((each) => each.session.id));
           const next = page.sessions
@@ -105,7 +114,7 @@ export function Sidebar({ current, navigate }: SidebarProps) {
     });
     observer.observe(more.current);
     return () => observer.disconnect();
-  }, [cursor, query]);
+  }, [cursor, searched]);
 
   async function rename(session: SessionSummary, title: string) {
     setRenaming(null);
@@ -147,7 +156,9 @@ export function Sidebar({ current, navigate }: SidebarProps) {
         </p>
       )}
       {loading && listed.length === 0 && <p className="muted">Loading…</p>}
-      {!loading && listed.length === 0 && <p className="muted">{query ? 'No sessions match.' : 'No sessions yet.'}</p>}
+      {!loading && listed.length === 0 && (
+        <p className="muted">{searched ? 'No sessions match.' : 'No sessions yet.'}</p>
+      )}
       <ul className="session-list">
         {listed.map(({ session, group }) => {
           const heading = group !== lastGroup ? group : null;

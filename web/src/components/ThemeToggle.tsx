@@ -24,7 +24,7 @@ export function ThemeToggle() {
   return (
     <label className="theme-toggle">
       <span className="muted small">Theme</span>
-      <select value={theme} onChange={(event) => setTheme(event.target.value as Theme)}>
+      <select aria-label="Theme" value={theme} onChange={(event) => setTheme(event.target.value as Theme)}>
         {themes.map((each) => (
           <option key={each} value={each}>
             {each}
