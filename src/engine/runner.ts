@@ -140,6 +140,16 @@ export class Runner {
     this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
   }
 
+  /** Whether the worker loop is claiming sessions (started, not shut down). */
+  get running(): boolean {
+    return this.looping;
+  }
+
+  /** How many sessions it runs at once. */
+  get concurrencyLimit(): number {
+    return this.concurrency;
+  }
+
   /** Sessions this runner is executing now. */
   activeSessions(): string[] {
     return [...this.active.keys()];

@@ -6,9 +6,11 @@ import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { QUARRY_VERSION } from '../config/version.ts';
 import { QuarryError } from '../shared/errors.ts';
+import { migrations } from '../store/migrations/index.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
 import { mcpHandler } from './mcp-http.ts';
+import { serverMetrics } from './metrics.ts';
 import { openAiRoutes } from './openai-compatible.ts';
 import { responsesRoutes } from './openai-responses.ts';
 import { guardRequests } from './request-guard.ts';
@@ -40,6 +42,42 @@ function isApiPath(path: string): boolean {
 /** This server's address as its clients use it: the operator's public URL, else the request's own origin. */
 export function publicOrigin(dependencies: ServerDependencies, requestUrl: string): string {
   return (dependencies.config.server.publicUrl ?? new URL(requestUrl).origin).replace(/\/+$/, '');
+}
+
+/** How long `/readyz` waits for the store before saying it is not reachable. */
+const READY_STORE_TIMEOUT_MS = 2_000;
+
+/**
+ * Whether this process can do its work: the store answers (within a bound), its schema is the one
+ * this Quarry's migrations make, and the runner, when the process has one, is claiming sessions.
+ */
+async function readiness(dependencies: ServerDependencies) {
+  const { store, runner } = dependencies;
+  const expected = migrations.at(-1)?.version ?? 0;
+  let storeCheck = 'ok';
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      store.countSessionsByStatus(),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${READY_STORE_TIMEOUT_MS} ms`)),
+          READY_STORE_TIMEOUT_MS,
+        );
+      }),
+    ]);
+  } catch (error) {
+    storeCheck = `unreachable: ${(error as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+  }
+  const schema =
+    store.info().schemaVersion === expected ? 'current' : `version ${store.info().schemaVersion}, expected ${expected}`;
+  const runnerCheck = !runner ? 'none' : runner.running ? 'running' : 'stopped';
+  return {
+    ready: storeCheck === 'ok' && schema === 'current' && runnerCheck !== 'stopped',
+    checks: { store: storeCheck, schema, runner: runnerCheck },
+  };
 }
 
 /**
@@ -80,6 +118,14 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
       runner: Boolean(dependencies.runner),
     }),
   );
+  app.get('/readyz', async (c) => {
+    const ready = await readiness(dependencies);
+    return c.json(ready, ready.ready ? 200 : 503);
+  });
+  const metrics = serverMetrics(dependencies);
+  app.get('/metrics', async (c) =>
+    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+  );
   app.get('/api/openapi.json', (c) =>
     c.json(
       app.getOpenAPI31Document({
@@ -112,7 +158,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   app.get('/.well-known/oauth-protected-resource', protectedResource);
   app.get('/.well-known/oauth-protected-resource/mcp', protectedResource);
   app.route('/api/auth', publicAccountRoutes(dependencies));
-  const streams = limitStreams(dependencies.config.server.limits.streams);
+  const streams = limitStreams(dependencies.config.server.limits.streams, metrics.streamOpened);
   for (const path of ['/api/*', '/v1/*', '/mcp']) app.use(path, authenticate(dependencies), streams);
   const api = app
     .route('/api/auth', accountRoutes())

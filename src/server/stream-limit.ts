@@ -48,7 +48,10 @@ function releasingBody(body: ReadableStream<Uint8Array>, release: () => void): R
  * slow everyone's research. Runs after authentication; the slot is taken before the route runs (a
  * refused request starts nothing) and given back when the stream ends.
  */
-export function limitStreams(limit: number): MiddlewareHandler<AppEnv> {
+export function limitStreams(
+  limit: number,
+  opened: () => () => void = () => () => undefined,
+): MiddlewareHandler<AppEnv> {
   const open = new Map<string, number>();
   return async (c, next) => {
     if (!(await asksForStream(c))) return next();
@@ -62,10 +65,12 @@ export function limitStreams(limit: number): MiddlewareHandler<AppEnv> {
       );
     }
     open.set(user, count + 1);
+    const closed = opened();
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
+      closed();
       const left = (open.get(user) ?? 1) - 1;
       if (left > 0) open.set(user, left);
       else open.delete(user);

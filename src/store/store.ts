@@ -622,6 +622,8 @@ export interface SessionStore {
   listSessions(options?: ListSessionsOptions): Promise<SessionPage>;
   /** How many sessions there are (the owner's, when scoped): for per-user limits. */
   countSessions(scope?: OwnerScope): Promise<number>;
+  /** Every user's sessions by status as listings show it (a dead lease's `running` is `interrupted`): for an operator's metrics. */
+  countSessionsByStatus(): Promise<Record<SessionStatus, number>>;
   /** Ids that start with `prefix` (at most `limit`, default 10), for short ids in the CLI. */
   findSessionIds(prefix: string, options?: OwnerScope & { limit?: number }): Promise<string[]>;
   updateSession(sessionId: string, patch: UpdateSessionInput, scope?: OwnerScope): Promise<Session>;

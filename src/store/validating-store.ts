@@ -151,6 +151,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
     ),
   ],
   countSessions: [ownerScope()],
+  countSessionsByStatus: [],
   findSessionIds: [id(), optional(z.object({ ownerId: optional(id()), limit: optional(int(1, 100)) }))],
   updateSession: [
     id(),

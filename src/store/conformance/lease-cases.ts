@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { event } from '../../shared/events.ts';
-import { createTestSession, sleep, type TestDatabase } from './harness.ts';
+import { createTestSession, eventually, sleep, type TestDatabase } from './harness.ts';
 import { expectCode } from './session-cases.ts';
 
 export function leaseCases(use: () => TestDatabase): void {
@@ -79,6 +79,24 @@ export function leaseCases(use: () => TestDatabase): void {
     await sleep(80);
     const reclaimed = await store.claimNext({ workerId: 'w2', ttlMs: 10_000 });
     expect(reclaimed).toMatchObject({ sessionId: a!.sessionId, workerId: 'w2', epoch: 2 });
+  });
+
+  it("counts every user's sessions by status as listings show them: a lapsed lease is interrupted", async () => {
+    const { store } = use();
+    await createTestSession(store);
+    const live = await createTestSession(store);
+    const lapsed = await createTestSession(store);
+    await store.claimSession({ sessionId: live.id, workerId: 'w1', ttlMs: 60_000 });
+    await store.claimSession({ sessionId: lapsed.id, workerId: 'w1', ttlMs: 30 });
+    await eventually(async () => (await store.getSession(lapsed.id)).status === 'interrupted');
+    expect(await store.countSessionsByStatus()).toEqual({
+      queued: 1,
+      running: 1,
+      waiting: 0,
+      completed: 0,
+      failed: 0,
+      interrupted: 1,
+    });
   });
 
   it('never hands one session to two concurrent claimNext callers', async () => {

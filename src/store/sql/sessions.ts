@@ -1,13 +1,15 @@
 import { invalidInput, QuarryError } from '../../shared/errors.ts';
 import { event } from '../../shared/events.ts';
-import type {
-  CreateSessionInput,
-  EventInput,
-  ListSessionsOptions,
-  OwnerScope,
-  Session,
-  SessionPage,
-  UpdateSessionInput,
+import {
+  type CreateSessionInput,
+  type EventInput,
+  type ListSessionsOptions,
+  type OwnerScope,
+  type Session,
+  type SessionPage,
+  type SessionStatus,
+  sessionStatuses,
+  type UpdateSessionInput,
 } from '../store.ts';
 import { admit } from './admission.ts';
 import {
@@ -146,6 +148,15 @@ export async function countSessions(ctx: SqlContext, scope: OwnerScope = {}): Pr
     scope.ownerId !== undefined ? [scope.ownerId] : [],
   );
   return Number(rows[0]?.count ?? 0);
+}
+
+export async function countSessionsByStatus(ctx: SqlContext): Promise<Record<SessionStatus, number>> {
+  const rows = await ctx.driver.query<{ status: SessionStatus; count: number | string }>(
+    `SELECT ${effectiveStatusSql(ctx.now)} AS status, COUNT(*) AS count FROM sessions GROUP BY 1`,
+  );
+  const counts = Object.fromEntries(sessionStatuses.map((status) => [status, 0])) as Record<SessionStatus, number>;
+  for (const row of rows) counts[row.status] = Number(row.count);
+  return counts;
 }
 
 export async function findSessionIds(

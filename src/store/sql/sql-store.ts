@@ -62,6 +62,7 @@ import { deleteFinishedSessions } from './retention.ts';
 import { appendMessage, getRun, listMessages, listRuns, startRun } from './runs.ts';
 import {
   countSessions,
+  countSessionsByStatus,
   createSession,
   deleteSession,
   findSessionByExternalId,
@@ -145,6 +146,7 @@ export class SqlStore implements Store {
   listForks = (sessionId: string, scope?: OwnerScope) => listForks(this.ctx, sessionId, scope);
   listSessions = (options?: ListSessionsOptions) => listSessions(this.ctx, options);
   countSessions = (scope?: OwnerScope) => countSessions(this.ctx, scope);
+  countSessionsByStatus = () => countSessionsByStatus(this.ctx);
   findSessionIds = (prefix: string, options?: OwnerScope & { limit?: number }) =>
     findSessionIds(this.ctx, prefix, options);
   updateSession = (sessionId: string, patch: UpdateSessionInput, scope?: OwnerScope) =>

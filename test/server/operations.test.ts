@@ -1,0 +1,91 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
+import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { testConfig } from '../support/test-config.ts';
+
+const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
+
+/** One sample's value from Prometheus text, or undefined when the exposition has no such line. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((each) => each.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('operating a server: /metrics and /readyz (issue 36)', () => {
+  let database: TestDatabase;
+  let server: RunningServer | undefined;
+  let home: string;
+
+  beforeEach(async () => {
+    database = await sqliteHarness.create();
+    home = mkdtempSync(join(tmpdir(), 'quarry-ops-'));
+    cpSync(fixtures, join(home, 'docs'), { recursive: true });
+    server = await startServer({
+      store: database.store,
+      config: testConfig({ QUARRY_DOCS: join(home, 'docs'), QUARRY_PORT: '0' }),
+      runner: true,
+      log: () => undefined,
+    });
+  });
+  afterEach(async () => {
+    await server?.close();
+    await database.destroy();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('exposes the queue by status, the runner and the open event streams in Prometheus format', async () => {
+    const url = server!.url;
+    const scrape = async () => {
+      const response = await fetch(`${url}/metrics`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/plain');
+      return response.text();
+    };
+    const created = await fetch(`${url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How does tidal power generate electricity?' }),
+    });
+    expect(created.status).toBe(201);
+    await eventually(async () => sample(await scrape(), 'quarry_sessions{status="completed"}') === 1);
+    const text = await scrape();
+    expect(sample(text, 'quarry_sessions{status="queued"}')).toBe(0);
+    expect(sample(text, 'quarry_runner_concurrency')).toBeGreaterThan(0);
+    expect(text).toMatch(/^quarry_info\{version="[^"]+",store="sqlite"\} 1$/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    // No user data: no question, title or id in the exposition.
+    expect(text).not.toContain('tidal');
+
+    const feed = new AbortController();
+    const stream = await fetch(`${url}/api/sessions/feed`, { signal: feed.signal });
+    expect(stream.status).toBe(200);
+    expect(sample(await scrape(), 'quarry_event_streams')).toBe(1);
+    feed.abort();
+    await eventually(async () => sample(await scrape(), 'quarry_event_streams') === 0);
+  });
+
+  it('is ready while the store answers and the runner claims; not ready once either stops', async () => {
+    const url = server!.url;
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      ready: true,
+      checks: { store: 'ok', schema: 'current', runner: 'running' },
+    });
+    await server!.runner!.shutdown();
+    const noRunner = await fetch(`${url}/readyz`);
+    expect(noRunner.status).toBe(503);
+    expect((await noRunner.json()).checks.runner).toBe('stopped');
+    await database.store.close();
+    const noStore = await fetch(`${url}/readyz`);
+    expect(noStore.status).toBe(503);
+    expect((await noStore.json()).checks.store).toMatch(/^unreachable: /);
+    // The process itself is up: /healthz says so.
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
