@@ -316,4 +316,26 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       await shot(`theme-${theme}`);
     }
   });
+  it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
+    const created = await fetch(`${server.url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'What powers a tidal stream generator?', start: false }),
+    });
+    const { id } = await created.json();
+    try {
+      await page.goto(`${server.url}/sessions/${id}`);
+      await page.getByRole('tab', { name: 'Report' }).click();
+      const question = page.getByLabel('Follow-up question');
+      await question.waitFor();
+      expect(await question.isDisabled()).toBe(true);
+      expect(await question.getAttribute('placeholder')).toMatch(/has a report/);
+      await page.locator('details.menu.export summary').click();
+      const markdown = page.locator('details.menu.export').getByRole('button', { name: 'Markdown' });
+      expect(await markdown.isDisabled()).toBe(true);
+      expect(await page.locator('details.menu.export').getByRole('link', { name: 'JSON' }).count()).toBe(1);
+    } finally {
+      await fetch(`${server.url}/api/sessions/${id}`, { method: 'DELETE' });
+    }
+  });
 });

@@ -11,6 +11,7 @@ export function Conversation({
   messages,
   citations,
   canAsk,
+  hasReport,
   online,
   onSent,
   onCite,
@@ -20,6 +21,8 @@ export function Conversation({
   messages: Message[];
   citations: ReadonlySet<number>;
   canAsk: boolean;
+  /** Whether a run has written a report yet (a follow-up asks about one). */
+  hasReport: boolean;
   online: boolean;
   onSent: () => void;
   onCite: (number: number) => void;
@@ -96,7 +99,9 @@ export function Conversation({
             placeholder={
               canAsk
                 ? 'Ask about the report (Enter sends, Shift+Enter for a new line)'
-                : 'Available once the run has finished'
+                : hasReport
+                  ? 'Available once the run has finished'
+                  : 'Available once the research has a report (resume it to write one)'
             }
           />
         </label>

@@ -200,12 +200,26 @@ export function SessionPage({
             </button>
             <details className="menu export">
               <summary>Export</summary>
-              <a className="button" href={api.exportUrl(sessionId, 'md')}>
-                Markdown
-              </a>
-              <a className="button" href={api.exportUrl(sessionId, 'html')}>
-                HTML
-              </a>
+              {/* A report's formats need a report; without one they say so instead of leaving the app. */}
+              {detail.report.latest === null ? (
+                <>
+                  <button type="button" disabled title="No report yet">
+                    Markdown
+                  </button>
+                  <button type="button" disabled title="No report yet">
+                    HTML
+                  </button>
+                </>
+              ) : (
+                <>
+                  <a className="button" href={api.exportUrl(sessionId, 'md')}>
+                    Markdown
+                  </a>
+                  <a className="button" href={api.exportUrl(sessionId, 'html')}>
+                    HTML
+                  </a>
+                </>
+              )}
               <a className="button" href={api.exportUrl(sessionId, 'json')}>
                 JSON
               </a>
@@ -262,7 +276,8 @@ export function SessionPage({
                 sessionId={sessionId}
                 messages={conversation}
                 citations={citations}
-                canAsk={!running && detail.status !== 'waiting'}
+                hasReport={detail.report.latest !== null}
+                canAsk={!running && detail.status !== 'waiting' && detail.report.latest !== null}
                 online={online}
                 onSent={load}
                 onCite={(number) => setCitation({ number, version: latest })}
