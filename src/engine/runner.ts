@@ -37,8 +37,8 @@ export interface RunnerOptions {
   maxClaims?: number;
   /** Safety-net poll for runnable sessions when no notification arrives. Default min(5 s, lease TTL). */
   pollMs?: number;
-  /** Where unexpected errors of the worker loop go. Default `console.error`. */
-  log?: (message: string, error?: unknown) => void;
+  /** Where unexpected errors of the worker loop go, with what they are about. Default `console.error`. */
+  log?: (message: string, error?: unknown, fields?: { sessionId?: string; workerId?: string }) => void;
 }
 
 /**
@@ -116,7 +116,7 @@ export class Runner {
   private readonly maxAttempts: number;
   private readonly maxClaims: number;
   private readonly pollMs: number;
-  private readonly log: (message: string, error?: unknown) => void;
+  private readonly log: NonNullable<RunnerOptions['log']>;
   private readonly active = new Map<string, Activation>();
   private looping = false;
   /** Set by a graceful shutdown: no context started from now on begins a new step. */
@@ -270,7 +270,9 @@ export class Runner {
       return;
     }
     this.filling = this.fill()
-      .catch((error: unknown) => this.log(`quarry worker ${this.workerId}: claiming failed`, error))
+      .catch((error: unknown) =>
+        this.log(`quarry worker ${this.workerId}: claiming failed`, error, { workerId: this.workerId }),
+      )
       .finally(() => {
         this.filling = null;
         if (this.refill) {
@@ -301,10 +303,15 @@ export class Runner {
           if (result.status === 'unrecorded')
             this.log(
               `quarry worker ${this.workerId}: could not record how session ${lease.sessionId} ended (${result.error?.message}); it resumes from its last recorded step`,
+              undefined,
+              { workerId: this.workerId, sessionId: lease.sessionId },
             );
         })
         .catch((error: unknown) =>
-          this.log(`quarry worker ${this.workerId}: session ${lease.sessionId} ended abnormally`, error),
+          this.log(`quarry worker ${this.workerId}: session ${lease.sessionId} ended abnormally`, error, {
+            workerId: this.workerId,
+            sessionId: lease.sessionId,
+          }),
         );
     }
   }
@@ -403,7 +410,11 @@ export class Runner {
       release = { status, events: [event('run-end', { status, reason: reason.reason })] };
     } else {
       const error = toErrorInfo(reason);
-      if (!isQuarryError(reason)) this.log(`quarry: session ${sessionId} failed with an unexpected error`, reason);
+      if (!isQuarryError(reason))
+        this.log(`quarry: session ${sessionId} failed with an unexpected error`, reason, {
+          workerId: this.workerId,
+          sessionId,
+        });
       result = { sessionId, status: 'failed', error };
       release = { status: 'failed', error, events: [event('run-error', error)] };
     }
@@ -423,7 +434,10 @@ export class Runner {
       if (isQuarryError(error, 'LEASE_LOST') || isQuarryError(error, 'SESSION_NOT_FOUND'))
         return { sessionId, status: 'lease-lost' };
       if (!isQuarryError(error))
-        this.log(`quarry: recording how session ${sessionId} ended failed unexpectedly`, error);
+        this.log(`quarry: recording how session ${sessionId} ended failed unexpectedly`, error, {
+          workerId: this.workerId,
+          sessionId,
+        });
       // The cause worth telling is the store's failure (a step's own error may be the same one).
       const cause = isQuarryError(reason) && reason.code.startsWith('STORE_') ? reason : error;
       return { sessionId, status: 'unrecorded', error: toErrorInfo(cause) };

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { Log } from '../config/log.ts';
 import type { QuarryConfig } from '../config/quarry-config.ts';
 import { Runner } from '../engine/runner.ts';
 import { backgroundIndexer, documentRoots } from '../service/document-folders.ts';
@@ -20,7 +21,8 @@ export interface StartServerOptions {
   concurrency?: number;
   webRoot?: string;
   heartbeatSeconds?: number;
-  log?: (message: string) => void;
+  /** Where the server's lines for the operator go (and its runner's). Default: standard error. */
+  log?: Log;
 }
 
 export interface RunningServer {
@@ -71,7 +73,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     indexReady: (folders, signal, onProgress) => indexer.ready(folders, signal, onProgress),
   });
   const runner = options.runner
-    ? new Runner({ store: options.store, workflows, concurrency: options.concurrency })
+    ? new Runner({ store: options.store, workflows, concurrency: options.concurrency, log: options.log })
     : undefined;
   const app = createApp(
     {

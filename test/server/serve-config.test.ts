@@ -71,4 +71,42 @@ describe('quarry serve with a config file', () => {
       server.kill('SIGTERM');
     }
   });
+  it('logs one JSON object per line with QUARRY_LOG_FORMAT=json, and refuses a format it does not know (issue 36)', async () => {
+    const env = { PATH: process.env.PATH, HOME: home, QUARRY_HOME: join(home, 'quarry'), QUARRY_LLM_API_KEY: 'k' };
+    const server = spawn(process.execPath, [join(root, 'bin', 'quarry'), 'serve', '--port', '0'], {
+      env: { ...env, QUARRY_LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    server.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+    try {
+      await eventually(() => stderr.includes('listening on'), 30_000);
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      server.kill('SIGKILL');
+    }
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      msg: expect.stringContaining('listening on http://'),
+      workerId: expect.any(String),
+      pid: server.pid,
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(lines.at(-1)).toMatchObject({ level: 'info', msg: expect.stringContaining('shutting down') });
+
+    const refused = spawn(process.execPath, [join(root, 'bin', 'quarry'), 'worker'], {
+      env: { ...env, QUARRY_LOG_FORMAT: 'xml' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let refusal = '';
+    refused.stderr.on('data', (chunk) => (refusal += chunk));
+    expect(await new Promise((resolve) => refused.on('exit', resolve))).toBe(2);
+    expect(refusal).toContain('QUARRY_LOG_FORMAT');
+  });
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { processLog } from '../../config/log.ts';
 import { packageRoot } from '../../config/package-root.ts';
 import { checkWebProvider } from '../../providers/search/create-search-providers.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
@@ -26,6 +27,7 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
       }) => {
         const port = parseWholeNumber(options.port, '--port', 0, 65535);
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64);
+        const log = processLog();
         const config = await runtime.config({ host: options.host, port, docs: options.docs, search: options.search });
         for (const name of config.search) checkWebProvider(name, config.providers);
         const context = await runtime.openRunner();
@@ -37,15 +39,18 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
           runner: options.runner,
           concurrency,
           webRoot: join(packageRoot(), 'web', 'dist'),
+          log,
         });
-        console.error(
+        log(
           `quarry serve: listening on ${server.url} (store ${context.store.info().location}; ${server.exposure === 'loopback' ? 'loopback only: no sign-in until the first user is added' : 'tokens required'}${server.runner ? `; runner ${server.runner.workerId}` : '; no runner'})`,
+          undefined,
+          { workerId: server.runner?.workerId },
         );
         await new Promise<void>((resolve) => {
           let signals = 0;
           const stop = () => {
             if (++signals > 1) process.exit(130);
-            console.error('quarry serve: shutting down; running sessions go back to the queue…');
+            log('quarry serve: shutting down; running sessions go back to the queue…');
             void server.close().then(resolve);
           };
           process.on('SIGINT', stop);

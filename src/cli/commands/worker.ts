@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { processLog } from '../../config/log.ts';
 import { Runner } from '../../engine/runner.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { parseWholeNumber } from '../parse-options.ts';
@@ -24,7 +25,9 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
         const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
         const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;
         const maxClaims = parseWholeNumber(options.maxClaims, '--max-claims', 1, 1000)!;
+        const log = processLog();
         const runner = new Runner({
+          log,
           store: context.admin,
           workflows: context.workflows,
           concurrency,
@@ -33,8 +36,10 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
           maxClaims,
         });
         runner.start();
-        console.error(
+        log(
           `quarry worker ${runner.workerId}: running up to ${concurrency} sessions from ${context.store.info().location}. SIGTERM hands sessions back; Ctrl-C twice quits at once.`,
+          undefined,
+          { workerId: runner.workerId },
         );
         // The runner's timers do not hold the process open (they must not keep a finished command
         // alive); the worker does, until it is told to stop, even while the database is away.
@@ -43,7 +48,9 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
           let signals = 0;
           const stop = () => {
             if (++signals > 1) process.exit(130);
-            console.error(`quarry worker ${runner.workerId}: stopping; handing sessions back…`);
+            log(`quarry worker ${runner.workerId}: stopping; handing sessions back…`, undefined, {
+              workerId: runner.workerId,
+            });
             void runner.shutdown({ handoff: true, graceMs }).then(() => {
               clearInterval(keepAlive);
               resolve();
