@@ -5,7 +5,7 @@ import type { AppEnv } from './server-env.ts';
 /** Whether a request asks for an event stream (Server-Sent Events) that stays open. */
 async function asksForStream(c: Context<AppEnv>): Promise<boolean> {
   const path = c.req.path;
-  if (c.req.method === 'GET') return /\/(feed|events)$/.test(path) || c.req.query('stream') === 'true';
+  if (c.req.method === 'GET') return /\/(feed|events|live)$/.test(path) || c.req.query('stream') === 'true';
   if (c.req.method !== 'POST') return false;
   // MCP answers a call with a stream of progress and then its result.
   if (path === '/mcp') return true;

@@ -314,6 +314,32 @@ export const citationSchema = z
   .openapi('Citation');
 
 export const exportQuery = z.object({ format: z.enum(['md', 'html', 'json', 'legacy-json']).default('md') });
+/** At most this many sessions followed on one live stream (a browser's open tabs). */
+export const LIVE_WATCH_LIMIT = 50;
+/** `watch=<id>:<after>,…`: the sessions whose events a live stream carries, each from an offset. */
+export const liveQuery = z.object({
+  watch: z
+    .string()
+    .max(LIVE_WATCH_LIMIT * 150)
+    .optional()
+    .transform((text, ctx) => {
+      const entries = (text ?? '').split(',').filter(Boolean);
+      if (entries.length > LIVE_WATCH_LIMIT) {
+        ctx.addIssue({ code: 'custom', message: `follows at most ${LIVE_WATCH_LIMIT} sessions` });
+        return z.NEVER;
+      }
+      const watched = new Map<string, number>();
+      for (const entry of entries) {
+        const match = /^([A-Za-z0-9_-]{1,128}):(\d{1,15})$/.exec(entry);
+        if (!match) {
+          ctx.addIssue({ code: 'custom', message: `"${entry.slice(0, 40)}" is not <session id>:<offset>` });
+          return z.NEVER;
+        }
+        watched.set(match[1]!, Math.min(watched.get(match[1]!) ?? Number.MAX_SAFE_INTEGER, Number(match[2])));
+      }
+      return watched;
+    }),
+});
 export const eventsQuery = z.object({ after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() });
 
 export const capabilitiesSchema = z

@@ -338,4 +338,43 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       await fetch(`${server.url}/api/sessions/${id}`, { method: 'DELETE' });
     }
   });
+  it('keeps ten tabs live on one connection the tabs share (issue 33: a fourth tab never loaded)', {
+    timeout: within(120_000),
+  }, async () => {
+    const create = async (question: string) => {
+      const response = await fetch(`${server.url}/api/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question, start: false }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    };
+    const ids: string[] = [];
+    for (let index = 0; index < 9; index++) ids.push(await create(`Tab ${index}: where are tidal stations?`));
+    const tabs: Page[] = [];
+    try {
+      // Nine more tabs beside the test's own: ten in all, each following its own session and the feed.
+      for (const id of ids) {
+        const tab = await browser.newPage();
+        await tab.goto(`${server.url}/sessions/${id}`);
+        tabs.push(tab);
+      }
+      await page.goto(server.url);
+      for (const tab of tabs) await tab.locator('header .badge.interrupted').waitFor({ timeout: within(20_000) });
+      // Every tab hears of a new session from the feed.
+      const fresh = await create('Ten tabs: how do tidal barrages work?');
+      ids.push(fresh);
+      for (const tab of [page, ...tabs])
+        await tab.locator(`.sidebar li[data-session-id="${fresh}"]`).waitFor({ timeout: within(20_000) });
+      // A run started elsewhere goes live in the tenth tab.
+      await fetch(`${server.url}/api/sessions/${ids[8]}/resume`, { method: 'POST' });
+      await tabs[8]!.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
+      // One connection for the browser (a replaced one lingers for a second after its successor is ready).
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(Number(/^quarry_event_streams (\d+)/m.exec(metrics)?.[1])).toBeLessThanOrEqual(2);
+    } finally {
+      for (const tab of tabs) await tab.close();
+      for (const id of ids) await fetch(`${server.url}/api/sessions/${id}`, { method: 'DELETE' });
+    }
+  });
 });

@@ -350,6 +350,64 @@ describe('HTTP API', () => {
     expect((await api(`/api/sessions/${id}`)).body).toMatchObject({ status: 'completed', runs: { length: runs } });
   });
 
+  it('carries the feed and several sessions on one live stream, each from its offset; a session it cannot follow is said once (issue 33)', async () => {
+    server = await start(database.store, {}, {});
+    const make = async (question: string) =>
+      (await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question, start: false }) })).body
+        .id as string;
+    const [first, second] = [await make('First: how do tides work?'), await make('Second: what is a barrage?')];
+    expect((await api('/api/sessions/live?watch=not-a-pair')).status).toBe(400);
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/api/sessions/live?watch=${first}:0,${second}:1,missing-session:0`, {
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const seen: { event: string; data: any }[] = [];
+    const reading = (async () => {
+      let buffer = '';
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) seen.push({ event, data: JSON.parse(data) });
+        }
+      }
+    })().catch(() => undefined);
+    try {
+      await eventually(() => seen.some((each) => each.event === 'watch-error'), 20_000);
+      await api(`/api/sessions/${second}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ title: 'Renamed on the stream' }),
+      });
+      await eventually(
+        () => seen.some((each) => each.event === 'session' && each.data.title === 'Renamed on the stream'),
+        20_000,
+      );
+      const events = seen.filter((each) => each.event === 'session-event');
+      // The first from its start; the second after offset 1, so never its creation.
+      expect(events.find((each) => each.data.sessionId === first)?.data.event).toMatchObject({
+        offset: 1,
+        type: 'session-create',
+      });
+      expect(events.filter((each) => each.data.sessionId === second).every((each) => each.data.event.offset > 1)).toBe(
+        true,
+      );
+      expect(seen.filter((each) => each.event === 'watch-error')).toEqual([
+        {
+          event: 'watch-error',
+          data: { sessionId: 'missing-session', error: expect.objectContaining({ code: 'SESSION_NOT_FOUND' }) },
+        },
+      ]);
+    } finally {
+      controller.abort();
+      await reading;
+    }
+  });
+
   it('replays missed events after a disconnect, without loss or duplicates', async () => {
     server = await start(database.store);
     const id = (await api('/api/sessions', { method: 'POST', body: JSON.stringify({ question: QUESTION }) })).body

@@ -103,6 +103,7 @@ export const api = {
   citation: (id: string, number: number, version?: number) =>
     request<Citation>(`${sessionPath(id)}/citations/${number}${version ? `?version=${version}` : ''}`),
   exportUrl: (id: string, format: 'md' | 'html' | 'json') => `${sessionPath(id)}/export?format=${format}`,
-  eventsUrl: (id: string) => `${sessionPath(id)}/events`,
-  feedUrl: () => '/api/sessions/feed',
+  /** The browser's one live stream: the feed, and these sessions' events from these offsets. */
+  liveUrl: (watched: ReadonlyMap<string, number>) =>
+    `/api/sessions/live?watch=${encodeURIComponent([...watched].map(([id, after]) => `${id}:${after}`).join(','))}`,
 };

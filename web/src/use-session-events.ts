@@ -1,38 +1,31 @@
 import { useEffect, useState } from 'react';
-import { eventTypes, type WireEvent } from '../../src/shared/events.ts';
-import { announceConnection, api } from './api-client.ts';
+import type { WireEvent } from '../../src/shared/events.ts';
+import { liveHub } from './live-hub.ts';
 
 export type LiveEvent = WireEvent;
 
 /**
- * A session's events: the full history, then live. EventSource reconnects by itself after a drop
- * and sends Last-Event-ID, so the server replays exactly what was missed; every event type the
- * server knows is listened to, from the one list both share.
+ * A session's events: the full history, then live, through the browser's one live stream (shared
+ * by its tabs). After a drop the stream opens again from the offsets the tabs have, so what was
+ * missed is replayed; an event seen twice is kept once.
  */
 export function useSessionEvents(sessionId: string): { events: LiveEvent[]; connected: boolean } {
   const [events, setEvents] = useState<LiveEvent[]>([]);
   const [connected, setConnected] = useState(false);
   useEffect(() => {
     setEvents([]);
-    const source = new EventSource(api.eventsUrl(sessionId));
     const seen = new Set<number>();
-    const onEvent = (message: MessageEvent<string>) => {
-      const event = JSON.parse(message.data) as LiveEvent;
+    const hub = liveHub();
+    const stopEvents = hub.followSession(sessionId, (event) => {
       if (seen.has(event.offset)) return;
       seen.add(event.offset);
       setEvents((current) => [...current, event]);
+    });
+    const stopConnection = hub.followConnection(setConnected);
+    return () => {
+      stopEvents();
+      stopConnection();
     };
-    for (const type of eventTypes) source.addEventListener(type, onEvent as EventListener);
-    source.onopen = () => {
-      setConnected(true);
-      announceConnection(true);
-    };
-    source.onerror = () => {
-      setConnected(false);
-      // Closed for good (a 401 or 404 answer): not a connection problem, and not retried.
-      if (source.readyState !== EventSource.CLOSED) announceConnection(false);
-    };
-    return () => source.close();
   }, [sessionId]);
   return { events, connected };
 }

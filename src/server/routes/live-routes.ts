@@ -6,12 +6,21 @@ import { isQuarryError, toErrorInfo } from '../../shared/errors.ts';
 import { toWireEvent } from '../../shared/events.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
-import { errorResponses, eventsQuery, idParams } from '../wire.ts';
+import { errorResponses, eventsQuery, idParams, liveQuery } from '../wire.ts';
 import { sessionSummary } from './to-wire.ts';
 
 const tags = ['sessions'];
 
 const routes = {
+  live: createRoute({
+    method: 'get',
+    path: '/live',
+    tags,
+    summary:
+      'One Server-Sent Events stream for a browser: the feed (`session`, `session-delete`) and the events of the sessions in `watch=<id>:<after>,…` as `session-event` ({ sessionId, event }); a session that cannot be followed gets `watch-error` ({ sessionId, error }) and the rest go on',
+    request: { query: liveQuery },
+    responses: { 200: { description: 'A text/event-stream of session changes and events' }, 400: errorResponses[400] },
+  }),
   feed: createRoute({
     method: 'get',
     path: '/feed',
@@ -65,6 +74,38 @@ export function liveStream(
 /** The live routes under `/api/sessions`: a session's events, and the feed of the user's sessions. */
 export function liveRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
+    .openapi(routes.live, async (c) => {
+      const context = c.get('context');
+      const watched = c.req.valid('query').watch ?? new Map<string, number>();
+      return liveStream(c, dependencies, 'a live stream', async (stream, signal) => {
+        // Writes from the feed and from every followed session, one after another.
+        let writing: Promise<unknown> = stream.writeSSE({ event: 'ready', data: '{}' });
+        const send = (message: { event: string; data: unknown }) => {
+          writing = writing.then(() => stream.writeSSE({ event: message.event, data: JSON.stringify(message.data) }));
+          return writing;
+        };
+        const feed = (async () => {
+          for await (const change of followSessionChanges(context.store, { signal }))
+            await send(
+              change.type === 'session'
+                ? { event: 'session', data: sessionSummary(change.session) }
+                : { event: 'session-delete', data: { id: change.id } },
+            );
+        })();
+        const sessions = [...watched].map(async ([sessionId, after]) => {
+          try {
+            await context.store.getSession(sessionId);
+            for await (const event of followEvents(context.store, sessionId, { after, signal }))
+              await send({ event: 'session-event', data: { sessionId, event: toWireEvent(event) } });
+          } catch (error) {
+            if (signal.aborted) return;
+            await send({ event: 'watch-error', data: { sessionId, error: toErrorInfo(error) } });
+          }
+        });
+        await Promise.all([feed, ...sessions]);
+        await writing;
+      });
+    })
     .openapi(routes.feed, async (c) => {
       const context = c.get('context');
       return liveStream(c, dependencies, 'the session feed', async (stream, signal) => {
