@@ -353,13 +353,15 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     for (let index = 0; index < 9; index++) ids.push(await create(`Tab ${index}: where are tidal stations?`));
     const tabs: Page[] = [];
     try {
-      // Nine more tabs beside the test's own: ten in all, each following its own session and the feed.
+      // The test's own tab first: it holds the lock and leads. Then nine more, each following its own
+      // session and the feed.
+      await page.goto(server.url);
+      await page.getByLabel('Question', { exact: true }).waitFor();
       for (const id of ids) {
         const tab = await browser.newPage();
         await tab.goto(`${server.url}/sessions/${id}`);
         tabs.push(tab);
       }
-      await page.goto(server.url);
       for (const tab of tabs) await tab.locator('header .badge.interrupted').waitFor({ timeout: within(20_000) });
       // Every tab hears of a new session from the feed.
       const fresh = await create('Ten tabs: how do tidal barrages work?');
@@ -372,6 +374,14 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       // One connection for the browser (a replaced one lingers for a second after its successor is ready).
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
       expect(Number(/^quarry_event_streams (\d+)/m.exec(metrics)?.[1])).toBeLessThanOrEqual(2);
+      // The leading tab (the first opened, holding the lock) closes: another takes over, and every tab
+      // left stays live.
+      await page.close();
+      page = await browser.newPage();
+      const after = await create('After the leader left: what is a tidal lagoon?');
+      ids.push(after);
+      for (const tab of tabs)
+        await tab.locator(`.sidebar li[data-session-id="${after}"]`).waitFor({ timeout: within(20_000) });
     } finally {
       for (const tab of tabs) await tab.close();
       for (const id of ids) await fetch(`${server.url}/api/sessions/${id}`, { method: 'DELETE' });
