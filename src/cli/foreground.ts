@@ -4,7 +4,7 @@ import { DELETING_REASON } from '../service/session-queries.ts';
 import { isQuarryError } from '../shared/errors.ts';
 import type { CliRuntime } from './cli-runtime.ts';
 import { exitCodes } from './error-to-exit-code.ts';
-import { printJson, printLine, shortId } from './output.ts';
+import { printJson, printLine, shortId, whenOutputCloses } from './output.ts';
 import { Progress } from './progress.ts';
 
 /**
@@ -42,12 +42,19 @@ export async function runInForeground(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Nobody reads the progress or the report any more: stop at the next step, resumable, and say so
+  // (exit 130), rather than end at once as if it had finished.
+  const forgetOutput = whenOutputCloses(() => {
+    process.stderr.write(`quarry: the output was closed; stopping session ${short} cleanly…\n`);
+    context.runner.stopSession(sessionId, 'its output was closed');
+  });
   let result: ActivationResult;
   try {
     result = await context.runner.runSession(sessionId, options);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    forgetOutput();
     await progress.stop();
   }
   if (

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { isQuarryError } from '../shared/errors.ts';
 import { CliRuntime } from './cli-runtime.ts';
 import { errorToExitCode, exitCodes } from './error-to-exit-code.ts';
+import { outputWasClosed } from './output.ts';
 import { buildProgram } from './program.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -38,13 +39,16 @@ async function main(argv: string[]): Promise<number> {
  * process's exit code when the command ends. bin/quarry calls it, on the compiled CLI or the sources.
  */
 export function runCli(argv: string[]): Promise<void> {
-  // A reader that stops reading (`quarry ls --json | head -1`) is no error: stop quietly.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
-    });
-  }
+  // A reader that stops reading (`quarry ls --json | head -1`) is no error: a command that only
+  // prints stops quietly; a research run stops cleanly and ends as interrupted (see foreground.ts).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    if (!outputWasClosed()) process.exit(process.exitCode ?? 0);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   // A long-running worker or server must outlive a stray rejection (a store blip in a callback nobody
   // awaited): it is logged, and work goes on. Runs retry their own store writes.
   process.on('unhandledRejection', (reason) => {

@@ -41,10 +41,39 @@ export function formatTable(header: string[], rows: string[][], maxWidths: numbe
  * and its first call costs a command about half a millisecond.
  */
 export function printLine(text: string): void {
-  process.stdout.write(`${text}\n`);
+  writeOut(`${text}\n`);
+}
+
+/** Text to standard output, unless its reader has gone. */
+export function writeOut(text: string): void {
+  if (!outputClosed) process.stdout.write(text);
 }
 
 /** JSON for `--json`: one object per line. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  writeOut(`${JSON.stringify(value)}\n`);
+}
+
+let outputClosed = false;
+let onOutputClosed: (() => void) | null = null;
+
+/**
+ * What to do when the reader of standard output goes away (`quarry run … | head -3`): a command
+ * doing work stops it cleanly and says so; without a handler the command ends at once, as a
+ * command that only prints has nothing left to do. Returns the unregister.
+ */
+export function whenOutputCloses(handler: () => void): () => void {
+  onOutputClosed = handler;
+  return () => {
+    if (onOutputClosed === handler) onOutputClosed = null;
+  };
+}
+
+/** Called on EPIPE: true when a handler took it (the process goes on to end cleanly). */
+export function outputWasClosed(): boolean {
+  if (outputClosed) return true;
+  outputClosed = true;
+  if (!onOutputClosed) return false;
+  onOutputClosed();
+  return true;
 }

@@ -3,6 +3,7 @@ import { type StoredEvent, toWireEvent } from '../shared/events.ts';
 import { StreamedText } from '../shared/streamed-text.ts';
 import { unreachable } from '../shared/unreachable.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
+import { writeOut } from './output.ts';
 
 export type ProgressMode = 'tty' | 'plain' | 'json';
 
@@ -96,7 +97,7 @@ export class Progress {
     private readonly store: Pick<OwnerStore, 'readEvents' | 'subscribe' | 'getSession'>,
     private readonly sessionId: string,
     private readonly mode: ProgressMode,
-    private readonly write: (text: string) => void = (text) => process.stdout.write(text),
+    private readonly write: (text: string) => void = writeOut,
     fromOffset = 0,
   ) {
     this.offset = fromOffset;

@@ -214,6 +214,42 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       }
     });
 
+    it('stops a run cleanly when its output is closed (quarry run … | head), exiting 130, resumable (issue 36)', async () => {
+      const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+      try {
+        fake.holdAfter(2);
+        const child = spawn(process.execPath, [bin, '--json', 'run', QUESTION, '--docs', docs, '--iterations', '1'], {
+          env: {
+            ...env,
+            QUARRY_MODEL: 'openai-compatible:fake',
+            QUARRY_LLM_BASE_URL: fake.baseUrl,
+            QUARRY_LLM_API_KEY: 'k',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const firstLine = new Promise<string>((resolve) =>
+          child.stdout.on('data', (chunk) => {
+            stdout += chunk;
+            if (stdout.includes('\n')) resolve(stdout.split('\n')[0]!);
+          }),
+        );
+        const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+        const { sessionId } = JSON.parse(await firstLine) as { sessionId: string };
+        await fake.waitUntilHeld();
+        // The reader goes away, as `head -1` does after its line.
+        child.stdout.destroy();
+        fake.release();
+        expect(await exited, stderr).toBe(130);
+        expect(stderr).toContain('output was closed');
+        expect(JSON.parse(quarry(['--json', 'show', sessionId]).stdout).session.status).toBe('interrupted');
+      } finally {
+        await fake.stop();
+      }
+    });
+
     it('tells the terminal of a session deleted while it ran that nothing is left to resume (issue 34)', async () => {
       const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
       fake.holdAfter(2);
