@@ -99,6 +99,16 @@ export function leaseCases(use: () => TestDatabase): void {
     });
   });
 
+  it("claims a dead worker's session before the queue, however long the queue (issue 36)", async () => {
+    const { store } = use();
+    for (let index = 0; index < 5; index++) await createTestSession(store);
+    const orphan = await createTestSession(store);
+    await store.claimSession({ sessionId: orphan.id, workerId: 'dead', ttlMs: 30 });
+    await eventually(async () => (await store.getSession(orphan.id)).status === 'interrupted');
+    // Younger than the whole queue, and still first.
+    expect(await store.claimNext({ workerId: 'alive', ttlMs: 10_000 })).toMatchObject({ sessionId: orphan.id });
+  });
+
   it('never hands one session to two concurrent claimNext callers', async () => {
     const database = use();
     const another = await database.openAnother();

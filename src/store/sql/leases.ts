@@ -103,12 +103,21 @@ export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise
   // A few rounds: parked poison sessions do not count as a claim.
   for (let round = 0; round < 10; round++) {
     const outcome = await ctx.driver.transaction(async (tx): Promise<Lease | null | 'parked'> => {
-      const rows = await tx.query<{ id: string; claim_count: number }>(
+      // A dead worker's sessions first: they were running, someone waits on them, and they would
+      // otherwise wait behind the whole queue. Then the queue, oldest first.
+      const [orphan] = await tx.query<{ id: string; claim_count: number }>(
         `SELECT id, claim_count FROM sessions
-         WHERE status = 'queued' OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ${ctx.now}))
+         WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ${ctx.now})
          ORDER BY updated_at, id LIMIT 1${ctx.driver.dialect.claimLock}`,
       );
-      const row = rows[0];
+      const row =
+        orphan ??
+        (
+          await tx.query<{ id: string; claim_count: number }>(
+            `SELECT id, claim_count FROM sessions WHERE status = 'queued'
+             ORDER BY updated_at, id LIMIT 1${ctx.driver.dialect.claimLock}`,
+          )
+        )[0];
       if (!row) return null;
       if (Number(row.claim_count) >= maxClaims) {
         const message = `Parked after ${row.claim_count} claims that never ended cleanly (a worker crashed on it each time).`;
