@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,5 +88,33 @@ describe('operating a server: /metrics and /readyz (issue 36)', () => {
     expect((await noStore.json()).checks.store).toMatch(/^unreachable: /);
     // The process itself is up: /healthz says so.
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('quarry worker --metrics-port (issue 36)', () => {
+  it('serves the same metrics on a port of its own, and stops serving them with the worker', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'quarry-worker-metrics-'));
+    const bin = fileURLToPath(new URL('../../bin/quarry', import.meta.url));
+    const worker = spawn(process.execPath, [bin, 'worker', '--concurrency', '3', '--metrics-port', '0'], {
+      env: { PATH: process.env.PATH, HOME: home, QUARRY_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    worker.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => worker.on('exit', resolve));
+    try {
+      await eventually(() => /metrics at (http:\/\/\S+)/.test(stderr), 30_000);
+      const url = /metrics at (http:\/\/\S+)/.exec(stderr)![1]!;
+      const text = await (await fetch(url)).text();
+      expect(sample(text, 'quarry_runner_concurrency')).toBe(3);
+      expect(sample(text, 'quarry_sessions{status="queued"}')).toBe(0);
+      expect((await fetch(url.replace('/metrics', '/other'))).status).toBe(404);
+      worker.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await expect(fetch(url)).rejects.toThrow();
+    } finally {
+      worker.kill('SIGKILL');
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

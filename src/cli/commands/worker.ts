@@ -1,8 +1,35 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { processLog } from '../../config/log.ts';
 import { Runner } from '../../engine/runner.ts';
+import { type ServerMetrics, serverMetrics } from '../../server/metrics.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { parseWholeNumber } from '../parse-options.ts';
+
+/** `/metrics` on a port of its own, for a process without the HTTP API (a worker). */
+async function serveMetrics(
+  metrics: ServerMetrics,
+  host: string,
+  port: number,
+): Promise<{ url: string; close(): void }> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics here.\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (error: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  return { url: `http://${host}:${address.port}/metrics`, close: () => server.close() };
+}
 
 /** A worker process: claims runnable sessions from the store and runs them until told to stop. */
 export function registerWorker(program: Command, runtime: CliRuntime): void {
@@ -18,13 +45,27 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
       '15',
     )
     .option('--max-claims <n>', 'claims without a clean end before a session is parked as failed', '5')
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics at http://<metrics-host>:<port>/metrics (0: any free port)',
+    )
+    .option('--metrics-host <host>', 'the address the metrics port listens on', '127.0.0.1')
     .action(
-      async (options: { concurrency: string; id?: string; grace: string; leaseTtl: string; maxClaims: string }) => {
+      async (options: {
+        concurrency: string;
+        id?: string;
+        grace: string;
+        leaseTtl: string;
+        maxClaims: string;
+        metricsPort?: string;
+        metricsHost: string;
+      }) => {
         const context = await runtime.openRunner();
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
         const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
         const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;
         const maxClaims = parseWholeNumber(options.maxClaims, '--max-claims', 1, 1000)!;
+        const metricsPort = parseWholeNumber(options.metricsPort, '--metrics-port', 0, 65535);
         const log = processLog();
         const runner = new Runner({
           log,
@@ -36,6 +77,12 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
           maxClaims,
         });
         runner.start();
+        const metrics =
+          metricsPort === undefined
+            ? null
+            : await serveMetrics(serverMetrics({ store: context.admin, runner }), options.metricsHost, metricsPort);
+        if (metrics)
+          log(`quarry worker ${runner.workerId}: metrics at ${metrics.url}`, undefined, { workerId: runner.workerId });
         log(
           `quarry worker ${runner.workerId}: running up to ${concurrency} sessions from ${context.store.info().location}. SIGTERM hands sessions back; Ctrl-C twice quits at once.`,
           undefined,
@@ -52,6 +99,7 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
               workerId: runner.workerId,
             });
             void runner.shutdown({ handoff: true, graceMs }).then(() => {
+              metrics?.close();
               clearInterval(keepAlive);
               resolve();
             });
