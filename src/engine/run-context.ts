@@ -16,8 +16,12 @@ import type {
 import { RunSession } from './run-session.ts';
 import { InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
 
-/** Tries of a step's work, the first included, when it fails for a passing reason. */
-const STEP_RETRIES = 4;
+/**
+ * Tries of a step's work, the first included, when it fails for a passing reason (a provider down,
+ * overloaded or rate-limiting): with back-offs doubling to a minute, about three minutes of waiting
+ * before a provider that stays down fails the run.
+ */
+const STEP_RETRIES = 10;
 
 /** A store that is busy or unreachable, directly or as the cause of a step's own error. */
 function isStoreOutage(error: QuarryError): boolean {

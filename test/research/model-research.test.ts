@@ -15,6 +15,7 @@ import { askSession, startResearch } from '../../src/service/start-research.ts';
 import { type StoreHarness, sleep, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer, lastUserOf, systemOf } from '../support/fake-openai-server.ts';
 import { tallyPrompts } from '../support/model-calls.ts';
 import { INVENTED, type SchemaFakeOptions, schemaFakeModel } from '../support/schema-fake-model.ts';
@@ -101,6 +102,39 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
         ).toBe(true);
       }
     }
+
+    it.skipIf(harness.name !== 'sqlite')(
+      'waits out a model server that is down longer than the SDK retries, and finishes (issue 36)',
+      { timeout: within(60_000) },
+      async () => {
+        const model = schemaFakeModel({ behavior: 'honor' });
+        let calls = 0;
+        let downUntil = 0;
+        // Down for 8 s from the fourth call: the SDK's own two retries (2 s, 4 s) are spent first.
+        server = await new FakeOpenAiServer((request) => {
+          calls += 1;
+          if (calls === 4) downUntil = Date.now() + 8_000;
+          if (Date.now() < downUntil) throw Object.assign(new Error('the model server is restarting'), { status: 503 });
+          return model(request);
+        }).start();
+        const config = testConfig(modelEnv());
+        const { session } = await startResearch(localServiceContext(database.store, config), {
+          question: QUESTION,
+          docs: [folder],
+          settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2 },
+        });
+        const result = await new Runner({
+          store: database.store,
+          workflows: createWorkflowRegistry(database.store, config),
+          log: () => undefined,
+        }).runSession(session.id);
+        expect(result.status, JSON.stringify(result.error)).toBe('completed');
+        const events = await database.store.readEvents(session.id, { after: 0, limit: 5000 });
+        const retries = events.filter((event) => event.type === 'step-retry');
+        expect(retries.length).toBeGreaterThan(0);
+        expect(retries[0]!.data).toMatchObject({ error: { message: expect.stringContaining('unavailable') } });
+      },
+    );
 
     it('uses the provider schema mode, cites only checked quotes, verifies every claim, keeps state', async () => {
       const { session, output, journal, read } = await research(

@@ -3,6 +3,7 @@ import type { ConfiguredModel } from '../../providers/llm/create-language-model.
 import type { Analyst, AnalystCall, ClaimJudgment } from '../analyst.ts';
 import { type ResearchSettings, reportWords } from '../research-settings.ts';
 import type { Note, Outline, ResearchState } from '../research-types.ts';
+import { asModelError } from './model-error.ts';
 import { structuredCall, structuredPrompt, usageOf } from './structured-call.ts';
 
 /**
@@ -298,7 +299,7 @@ export class LlmAnalyst implements Analyst {
     let text = '';
     // The full stream, not the text stream: that one leaves errors out, and a failed call would read as empty text.
     for await (const part of result.fullStream) {
-      if (part.type === 'error') throw part.error;
+      if (part.type === 'error') throw asModelError(part.error, model.id);
       if (part.type === 'abort') throw signal.reason ?? new Error('the model call was aborted');
       if (part.type !== 'text-delta') continue;
       text += part.text;
@@ -321,6 +322,8 @@ export class LlmAnalyst implements Analyst {
           abortSignal: signal,
           maxRetries: 2,
           ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+        }).catch((error: unknown) => {
+          throw asModelError(error, model.id);
         });
         return { output: read(result.text), usage: usageOf(model, result.usage) };
       },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ConfiguredModel } from '../../providers/llm/create-language-model.ts';
 import { QuarryError } from '../../shared/errors.ts';
 import type { TokenUsage } from '../analyst.ts';
+import { asModelError } from './model-error.ts';
 
 /** Attempts per structured call: the first, then retries with the validation error shown to the model. */
 export const STRUCTURED_ATTEMPTS = 3;
@@ -125,7 +126,7 @@ export async function structuredCall<S extends z.ZodType>(
         lastError = describe(error.cause ?? error);
       } else if (NoOutputGeneratedError.isInstance(error)) {
         lastError = 'the reply was empty';
-      } else throw error;
+      } else throw asModelError(error, model.id);
     }
     messages = [
       ...messages,
