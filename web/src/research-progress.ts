@@ -26,6 +26,8 @@ export interface ResearchProgress {
   queries: { query: string; done: boolean }[];
   sources: SourceRead[];
   notes: number;
+  /** A step waiting to try again (a model or search provider down or busy), until it ends. */
+  retrying: { key: string | null; message: string; delayMs: number } | null;
   /** The latest summary of what was found. */
   findings: string | null;
   /** The report as it is written, section by section, while the run writes it. */
@@ -74,6 +76,7 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
     queries: [],
     sources: [],
     notes: 0,
+    retrying: null,
     findings: null,
     writing: '',
     ended: false,
@@ -98,9 +101,13 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
         }
         break;
       }
+      case 'step-retry':
+        progress.retrying = { key: event.data.key, message: event.data.error.message, delayMs: event.data.delayMs };
+        break;
       case 'step-end': {
         const entry = queries.get(event.data.key);
         if (entry) entry.done = true;
+        if (progress.retrying?.key === event.data.key) progress.retrying = null;
         break;
       }
       case 'source-found':

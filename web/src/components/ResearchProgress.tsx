@@ -53,6 +53,12 @@ export function ResearchProgress({
         {ledger.costUsd > 0 ? ` · $${ledger.costUsd.toFixed(4)}` : ''}
         {progress.waiting ? ' · waiting for your review' : ''}
       </p>
+      {progress.retrying && !progress.ended && (
+        <p className="notice" role="status">
+          Waiting for a provider to answer again: {progress.retrying.message} (next try in{' '}
+          {Math.max(1, Math.round(progress.retrying.delayMs / 1000))} s). The research goes on by itself.
+        </p>
+      )}
       {progress.findings && (
         <section aria-label="Findings so far">
           <h3>Findings so far</h3>
