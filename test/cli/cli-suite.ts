@@ -448,6 +448,9 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       expect(quarry(['run', QUESTION]).code, 'config docs are the default').toBe(0);
       expect(quarry(['worker', '--concurrency', '0']).stderr).toContain('--concurrency');
       expect(quarry(['worker', '--lease-ttl', 'soon']).code).toBe(2);
+      const badPort = quarry(['worker', '--metrics-port', '70000']);
+      expect(badPort.code).toBe(2);
+      expect(badPort.stderr).toContain('--metrics-port');
       expect(quarry(['serve', '--port', 'http']).stderr).toContain('--port');
       const migrate = quarry(['migrate-store', '--to', join(home, 'config.json', 'x.db')]);
       expect(migrate.code).toBe(1);

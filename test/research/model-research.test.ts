@@ -16,7 +16,7 @@ import { type StoreHarness, sleep, type TestDatabase } from '../../src/store/con
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { within } from '../support/bounds.ts';
-import { FakeOpenAiServer, lastUserOf, systemOf } from '../support/fake-openai-server.ts';
+import { FakeOpenAiServer, lastUserOf, type Responder, systemOf } from '../support/fake-openai-server.ts';
 import { tallyPrompts } from '../support/model-calls.ts';
 import { INVENTED, type SchemaFakeOptions, schemaFakeModel } from '../support/schema-fake-model.ts';
 import { testConfig } from '../support/test-config.ts';
@@ -56,8 +56,10 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
       fake: SchemaFakeOptions,
       settings: Record<string, unknown> = {},
       env: Record<string, string> = {},
+      /** Stands between the client and the fake model (an outage). */
+      wrap: (model: Responder) => Responder = (model) => model,
     ) {
-      server = await new FakeOpenAiServer(schemaFakeModel(fake)).start();
+      server = await new FakeOpenAiServer(wrap(schemaFakeModel(fake))).start();
       const config = testConfig(modelEnv(env));
       const { session } = await startResearch(localServiceContext(database.store, config), {
         question: QUESTION,
@@ -107,28 +109,21 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
       'waits out a model server that is down longer than the SDK retries, and finishes (issue 36)',
       { timeout: within(60_000) },
       async () => {
-        const model = schemaFakeModel({ behavior: 'honor' });
         let calls = 0;
         let downUntil = 0;
         // Down for 8 s from the fourth call: the SDK's own two retries (2 s, 4 s) are spent first.
-        server = await new FakeOpenAiServer((request) => {
-          calls += 1;
-          if (calls === 4) downUntil = Date.now() + 8_000;
-          if (Date.now() < downUntil) throw Object.assign(new Error('the model server is restarting'), { status: 503 });
-          return model(request);
-        }).start();
-        const config = testConfig(modelEnv());
-        const { session } = await startResearch(localServiceContext(database.store, config), {
-          question: QUESTION,
-          docs: [folder],
-          settings: { model: 'openai-compatible:fake-model', maxIterations: 1, queriesPerIteration: 2 },
-        });
-        const result = await new Runner({
-          store: database.store,
-          workflows: createWorkflowRegistry(database.store, config),
-          log: () => undefined,
-        }).runSession(session.id);
-        expect(result.status, JSON.stringify(result.error)).toBe('completed');
+        const { session } = await research(
+          { behavior: 'honor' },
+          { maxIterations: 1 },
+          {},
+          (model) => (request, call) => {
+            calls += 1;
+            if (calls === 4) downUntil = Date.now() + 8_000;
+            if (Date.now() < downUntil)
+              throw Object.assign(new Error('the model server is restarting'), { status: 503 });
+            return model(request, call);
+          },
+        );
         const events = await database.store.readEvents(session.id, { after: 0, limit: 5000 });
         const retries = events.filter((event) => event.type === 'step-retry');
         expect(retries.length).toBeGreaterThan(0);
