@@ -156,6 +156,9 @@ class LiveHub {
 
   private lead(): void {
     this.leading = true;
+    // Changes made while no tab held a stream (the last leader closing) were pushed to nobody: once
+    // the stream is open, every tab looks again.
+    this.dropped = true;
     this.post({ kind: 'roll-call' });
     this.announce();
   }
