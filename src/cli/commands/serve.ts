@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { processLog } from '../../config/log.ts';
 import { packageRoot } from '../../config/package-root.ts';
 import { checkWebProvider } from '../../providers/search/create-search-providers.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
@@ -27,6 +26,7 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
       }) => {
         const port = parseWholeNumber(options.port, '--port', 0, 65535);
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64);
+        const { processLog } = await import('../../config/log.ts');
         const log = processLog();
         const config = await runtime.config({ host: options.host, port, docs: options.docs, search: options.search });
         for (const name of config.search) checkWebProvider(name, config.providers);

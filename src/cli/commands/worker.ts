@@ -1,9 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { processLog } from '../../config/log.ts';
 import { Runner } from '../../engine/runner.ts';
-import { type ServerMetrics, serverMetrics } from '../../server/metrics.ts';
+import type { ServerMetrics } from '../../server/metrics.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { parseWholeNumber } from '../parse-options.ts';
 
@@ -66,6 +65,8 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
         const leaseTtlMs = parseWholeNumber(options.leaseTtl, '--lease-ttl', 1, 3600)! * 1000;
         const maxClaims = parseWholeNumber(options.maxClaims, '--max-claims', 1, 1000)!;
         const metricsPort = parseWholeNumber(options.metricsPort, '--metrics-port', 0, 65535);
+        // Loaded by the commands that use them, not by every command's start (pino, prom-client).
+        const { processLog } = await import('../../config/log.ts');
         const log = processLog();
         const runner = new Runner({
           log,
@@ -80,7 +81,11 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
         const metrics =
           metricsPort === undefined
             ? null
-            : await serveMetrics(serverMetrics({ store: context.admin, runner }), options.metricsHost, metricsPort);
+            : await serveMetrics(
+                (await import('../../server/metrics.ts')).serverMetrics({ store: context.admin, runner }),
+                options.metricsHost,
+                metricsPort,
+              );
         if (metrics)
           log(`quarry worker ${runner.workerId}: metrics at ${metrics.url}`, undefined, { workerId: runner.workerId });
         log(
