@@ -65,6 +65,44 @@ function renderAnswerSources(sources: CitedSource[]): string {
 }
 
 /**
+ * The follow-up's answer, streamed as it is written, citing the given sources by their numbers
+ * (numbers the session already uses map to themselves; unknown ones are dropped).
+ */
+async function draftAnswer(
+  ctx: RunContext,
+  input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
+  from: { notes: Note[]; report: string; conversation: string; citations: CitedSource[] },
+) {
+  const byNumber = new Map(from.citations.map((source) => [source.number, source]));
+  const urlByNumber = new Map(from.citations.map((source) => [source.number, source.url]));
+  const identity = new Map([...byNumber.keys()].map((number) => [number, number]));
+  const known = (number: number) => urlByNumber.has(number);
+  const draft = await think(
+    ctx,
+    input.ledger,
+    { key: stepKeys.followUpAnswer, phase: 'write' },
+    streamed(
+      ctx,
+      { key: stepKeys.followUpAnswer, message: true },
+      { opening: '', closing: '' },
+      identity,
+      known,
+      (onDelta) =>
+        input.analyst.answer({
+          question: input.question,
+          notes: from.notes,
+          report: from.report,
+          conversation: from.conversation,
+          citationFor: Object.fromEntries(from.citations.map((source) => [source.url, source.number])),
+          settings: input.settings,
+          onDelta,
+        }),
+    ),
+  );
+  return { draft, byNumber, urlByNumber, identity, known };
+}
+
+/**
  * A follow-up answered from the stored notes: cited against the session's citation map, every
  * claim checked as a report's are, unknown numbers removed and recorded.
  */
@@ -75,33 +113,12 @@ async function answerFromNotes(
 ): Promise<ResearchOutput> {
   const { question, settings, analyst, ledger } = input;
   const notes = citable(context.notes);
-  const byNumber = new Map(context.citations.map((source) => [source.number, source]));
-  const urlByNumber = new Map(context.citations.map((source) => [source.number, source.url]));
-  // The session's numbers stay as they are: known numbers map to themselves, unknown ones go.
-  const identity = new Map([...urlByNumber.keys()].map((number) => [number, number]));
-  const known = (number: number) => urlByNumber.has(number);
-  const draft = await think(
-    ctx,
-    ledger,
-    { key: stepKeys.followUpAnswer, phase: 'write' },
-    streamed(
-      ctx,
-      { key: stepKeys.followUpAnswer, message: true },
-      { opening: '', closing: '' },
-      identity,
-      known,
-      (onDelta) =>
-        analyst.answer({
-          question,
-          notes,
-          report: context.report,
-          conversation: context.conversation,
-          citationFor: Object.fromEntries(context.citations.map((source) => [source.url, source.number])),
-          settings,
-          onDelta,
-        }),
-    ),
-  );
+  const { draft, byNumber, urlByNumber, identity, known } = await draftAnswer(ctx, input, {
+    notes,
+    report: context.report,
+    conversation: context.conversation,
+    citations: context.citations,
+  });
   const drafts = checkClaims([{ title: 'Answer', text: draft }], urlByNumber, notes);
   const judgments = await judgeClaims(ctx, { question, settings, analyst, ledger, scope: FOLLOW_UP_SCOPE }, drafts);
   return ctx.step({ key: stepKeys.followUpPublish, phase: 'write' }, async () => {
@@ -147,7 +164,6 @@ async function answerInConversation(
   notes: Note[],
   written: { citations: CitedSource[] },
 ): Promise<string> {
-  const { question, settings, analyst, ledger } = input;
   const citations: CitedSource[] = [...written.citations];
   const numbered = new Set(citations.map((source) => source.url));
   for (const note of citable(notes)) {
@@ -155,32 +171,12 @@ async function answerInConversation(
     numbered.add(note.url);
     citations.push({ number: citations.length + 1, url: note.url, title: note.title });
   }
-  const byNumber = new Map(citations.map((source) => [source.number, source]));
-  const identity = new Map([...byNumber.keys()].map((number) => [number, number]));
-  const urlByNumber = new Map(citations.map((source) => [source.number, source.url]));
-  const known = (number: number) => urlByNumber.has(number);
-  const draft = await think(
-    ctx,
-    ledger,
-    { key: stepKeys.followUpAnswer, phase: 'write' },
-    streamed(
-      ctx,
-      { key: stepKeys.followUpAnswer, message: true },
-      { opening: '', closing: '' },
-      identity,
-      known,
-      (onDelta) =>
-        analyst.answer({
-          question,
-          notes: citable(notes),
-          report: '',
-          conversation: '',
-          citationFor: Object.fromEntries(citations.map((source) => [source.url, source.number])),
-          settings,
-          onDelta,
-        }),
-    ),
-  );
+  const { draft, byNumber, urlByNumber, identity, known } = await draftAnswer(ctx, input, {
+    notes: citable(notes),
+    report: '',
+    conversation: '',
+    citations,
+  });
   return ctx.step({ key: stepKeys.followUpAnswerPublish, phase: 'write' }, async () => {
     const claims = settleClaims(
       checkClaims([{ title: 'Answer', text: draft }], urlByNumber, citable(notes)),

@@ -92,6 +92,18 @@ function clean(values: string[], limit: number): string[] {
  * JSON-schema mode where it has one and are validated with zod; notes carry the exact quote they
  * rest on, which the workflow checks against the source before any of it may be cited.
  */
+/** What every prose call sends: the model, its prompts, its temperature, and the SDK's own two retries. */
+async function callOptions(model: ConfiguredModel, system: string, prompt: string, signal: AbortSignal) {
+  return {
+    model: await model.load(),
+    system,
+    prompt,
+    abortSignal: signal,
+    maxRetries: 2,
+    ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+  };
+}
+
 export class LlmAnalyst implements Analyst {
   readonly usesModel = true;
   readonly name: string;
@@ -288,14 +300,7 @@ export class LlmAnalyst implements Analyst {
     onDelta?: (text: string) => void,
   ) {
     const { streamText } = await import('ai');
-    const result = streamText({
-      model: await model.load(),
-      system,
-      prompt,
-      abortSignal: signal,
-      maxRetries: 2,
-      ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
-    });
+    const result = streamText(await callOptions(model, system, prompt, signal));
     let text = '';
     // The full stream, not the text stream: that one leaves errors out, and a failed call would read as empty text.
     for await (const part of result.fullStream) {
@@ -315,14 +320,7 @@ export class LlmAnalyst implements Analyst {
       prompt,
       run: async (signal) => {
         const { generateText } = await import('ai');
-        const result = await generateText({
-          model: await model.load(),
-          system,
-          prompt,
-          abortSignal: signal,
-          maxRetries: 2,
-          ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
-        }).catch((error: unknown) => {
+        const result = await generateText(await callOptions(model, system, prompt, signal)).catch((error: unknown) => {
           throw asModelError(error, model.id);
         });
         return { output: read(result.text), usage: usageOf(model, result.usage) };
