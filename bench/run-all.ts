@@ -8,7 +8,13 @@ import { writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 
 const groups: Record<string, string[]> = {
-  compare: ['compare/compare-steps', 'compare/compare-resume', 'compare/compare-listing', 'compare/compare-crash'],
+  compare: [
+    'compare/compare-steps',
+    'compare/compare-resume',
+    'compare/compare-listing',
+    'compare/compare-crash',
+    'compare/compare-fanout',
+  ],
   store: ['store-storage', 'store-listing', 'store-commit-latency'],
   engine: ['engine-overhead', 'engine-resume'],
   sources: ['corpus-index', 'html-index'],

@@ -6,7 +6,7 @@ import type {
   PutCheckpointInput,
   WriteRow,
 } from '../checkpoint-tables.ts';
-import { decodeObject, encodeJson, putBlobInTx } from './codec.ts';
+import { decodeObject, encodeJson, putBlobsInTx } from './codec.ts';
 import type { SqlContext } from './context.ts';
 
 type Row = Record<string, unknown>;
@@ -52,9 +52,12 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
   return {
     putCheckpoint: (input: PutCheckpointInput) =>
       ctx.driver.transaction(async (tx) => {
-        const body = await putBlobInTx(tx, ctx.now, input.sessionId, input.body);
-        for (const value of input.values) {
-          const hash = await putBlobInTx(tx, ctx.now, input.sessionId, value.value);
+        const [body, ...hashes] = await putBlobsInTx(tx, ctx.now, input.sessionId, [
+          input.body,
+          ...input.values.map((value) => value.value),
+        ]);
+        for (const [index, value] of input.values.entries()) {
+          const hash = hashes[index];
           await tx.query(
             `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -160,8 +163,14 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
     },
     putWrites: (sessionId, ns, checkpointId, writes) =>
       ctx.driver.transaction(async (tx) => {
-        for (const write of writes) {
-          const hash = await putBlobInTx(tx, ctx.now, sessionId, write.value);
+        const hashes = await putBlobsInTx(
+          tx,
+          ctx.now,
+          sessionId,
+          writes.map((write) => write.value),
+        );
+        for (const [index, write] of writes.entries()) {
+          const hash = hashes[index];
           await tx.query(
             `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

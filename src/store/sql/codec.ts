@@ -39,16 +39,35 @@ export async function putBlobInTx(
   sessionId: string,
   data: Uint8Array,
 ): Promise<string> {
-  const hash = sha256(data);
-  await tx.query(
-    `INSERT INTO blobs (hash, size, data, created_at) VALUES (?, ?, ?, ${nowMs}) ON CONFLICT (hash) DO NOTHING`,
-    [hash, data.byteLength, Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
-  );
-  await tx.query('INSERT INTO blob_refs (session_id, hash) VALUES (?, ?) ON CONFLICT (session_id, hash) DO NOTHING', [
-    sessionId,
-    hash,
-  ]);
-  return hash;
+  const [hash] = await putBlobsInTx(tx, nowMs, sessionId, [data]);
+  return hash!;
+}
+
+/**
+ * Stores several blobs at once and returns their hashes in the order given. Rows are inserted in
+ * ascending hash order: two transactions storing the same new blobs (parallel LangGraph nodes
+ * writing equal values) then wait for each other in one order and never deadlock.
+ */
+export async function putBlobsInTx(
+  tx: SqlExecutor,
+  nowMs: string,
+  sessionId: string,
+  items: readonly Uint8Array[],
+): Promise<string[]> {
+  const hashes = items.map((data) => sha256(data));
+  const unique = new Map(hashes.map((hash, index) => [hash, items[index]!]));
+  for (const hash of [...unique.keys()].sort()) {
+    const data = unique.get(hash)!;
+    await tx.query(
+      `INSERT INTO blobs (hash, size, data, created_at) VALUES (?, ?, ?, ${nowMs}) ON CONFLICT (hash) DO NOTHING`,
+      [hash, data.byteLength, Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
+    );
+    await tx.query('INSERT INTO blob_refs (session_id, hash) VALUES (?, ?) ON CONFLICT (session_id, hash) DO NOTHING', [
+      sessionId,
+      hash,
+    ]);
+  }
+  return hashes;
 }
 
 /** A JSON payload either inline or, when long, as a blob reference. */
