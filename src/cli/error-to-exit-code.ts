@@ -19,6 +19,7 @@ const exitCodeOf: Record<ErrorCode, ExitCode> = {
   PAYLOAD_TOO_LARGE: exitCodes.usage,
   UNSUPPORTED_MEDIA_TYPE: exitCodes.usage,
   MODEL_NOT_CONFIGURED: exitCodes.usage,
+  FEATURE_UNAVAILABLE: exitCodes.usage,
   UNAUTHORIZED: exitCodes.usage,
   FORBIDDEN: exitCodes.usage,
   RATE_LIMITED: exitCodes.conflict,

@@ -182,7 +182,7 @@ describe('research workflow', () => {
       'assistant',
     ]);
     // Markdown exports carry the conversation under the latest report.
-    const exported = (await exportSession(context(), { sessionId: session.id, format: 'md' })).body;
+    const exported = (await exportSession(context(), { sessionId: session.id, format: 'md' })).body as string;
     expect(exported.startsWith(researched.report!.trimEnd())).toBe(true);
     expect(exported).toContain('## Conversation');
     expect(exported).toContain('### Where is the La Rance tidal station?');

@@ -7,6 +7,7 @@ import { type ErrorCode, isQuarryError, QuarryError } from '../shared/errors.ts'
 export const httpStatusOf: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_INPUT: 400,
   MODEL_NOT_CONFIGURED: 400,
+  FEATURE_UNAVAILABLE: 501,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNAUTHORIZED: 401,

@@ -313,7 +313,7 @@ export const citationSchema = z
   })
   .openapi('Citation');
 
-export const exportQuery = z.object({ format: z.enum(['md', 'html', 'json', 'legacy-json']).default('md') });
+export const exportQuery = z.object({ format: z.enum(['md', 'html', 'pdf', 'json', 'legacy-json']).default('md') });
 /** At most this many sessions followed on one live stream (a browser's open tabs). */
 export const LIVE_WATCH_LIMIT = 50;
 /** `watch=<id>:<after>,…`: the sessions whose events a live stream carries, each from an offset. */

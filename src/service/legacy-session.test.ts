@@ -72,7 +72,7 @@ describe('legacy per-session JSON', () => {
     expect(report).toContain('tidal-energy.txt');
 
     const legacy = JSON.parse(
-      (await exportSession(context, { sessionId: session.id, format: 'legacy-json' })).body,
+      (await exportSession(context, { sessionId: session.id, format: 'legacy-json' })).body as string,
     ) as Record<string, any>;
     expect(legacy).toMatchObject({
       session_id: session.id,
@@ -118,7 +118,7 @@ describe('legacy per-session JSON', () => {
     expect(sources.map((source) => source.url)).toContain('https://volcanoes.example.net/calderas');
 
     const exported = JSON.parse(
-      (await exportSession(context, { sessionId: session.id, format: 'legacy-json' })).body,
+      (await exportSession(context, { sessionId: session.id, format: 'legacy-json' })).body as string,
     ) as Record<string, any>;
     // The layout its document specifies: the earlier iteration as it was, summaries as strings.
     expect(exported.iterations[0]).toEqual(

@@ -13,7 +13,7 @@ import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
 import { sessionAdmission } from './user-limits.ts';
 
-export const exportFormats = ['md', 'html', 'json', 'legacy-json'] as const;
+export const exportFormats = ['md', 'html', 'pdf', 'json', 'legacy-json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
 
 /** The versioned session file format. */
@@ -26,7 +26,8 @@ export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 export interface ExportedFile {
   filename: string;
   contentType: string;
-  body: string;
+  /** Text, or bytes for a PDF. */
+  body: string | Uint8Array<ArrayBuffer>;
   /** For HTML: the policy served with it (and written into it), so it can never load anything remote. */
   contentSecurityPolicy?: string;
 }
@@ -201,10 +202,15 @@ export async function exportSession(
   const latest = `${report.trimEnd()}\n${conversationMarkdown(data.messages, reports)}`;
   if (request.format === 'md')
     return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
+  const page = htmlPage(data.session.title, await renderMarkdown(latest));
+  if (request.format === 'pdf') {
+    const { printPdf } = await import('./print-pdf.ts');
+    return { filename: `${name}.pdf`, contentType: 'application/pdf', body: await printPdf(page) };
+  }
   return {
     filename: `${name}.html`,
     contentType: 'text/html; charset=utf-8',
-    body: htmlPage(data.session.title, await renderMarkdown(latest)),
+    body: page,
     contentSecurityPolicy: EXPORT_CONTENT_SECURITY_POLICY,
   };
 }

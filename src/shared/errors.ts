@@ -14,6 +14,8 @@ export const errorCodes = [
   'NOT_FOUND',
   'RATE_LIMITED',
   'MODEL_NOT_CONFIGURED',
+  /** Something this installation lacks (a browser to print PDFs with). */
+  'FEATURE_UNAVAILABLE',
   // Things that do not exist (or belong to another user)
   'SESSION_NOT_FOUND',
   'STEP_NOT_FOUND',

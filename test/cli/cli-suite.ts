@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -313,6 +313,14 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       const htmlFile = join(home, 'report.html');
       expect(quarry(['export', short, '--format', 'html', '-o', htmlFile]).code).toBe(0);
       expect(readFileSync(htmlFile, 'utf8')).toMatch(/^<!doctype html>[\s\S]*<h2>Sources<\/h2>/);
+      // A PDF printed from the same page, with its citations.
+      const pdfFile = join(home, 'report.pdf');
+      const pdf = quarry(['export', short, '--format', 'pdf', '-o', pdfFile]);
+      expect(pdf.code, pdf.stderr).toBe(0);
+      const pdfText = execFileSync('pdftotext', [pdfFile, '-'], { encoding: 'utf8' });
+      expect(pdfText).toContain('Sources');
+      expect(pdfText).toMatch(/Tidal energy/);
+      expect(pdfText).toMatch(/\[1\]/);
       const jsonFile = join(home, 'session.json');
       expect(quarry(['export', short, '--format', 'json', '-o', jsonFile]).code).toBe(0);
       const fork = quarry(['--json', 'fork', short, '--from', 'outline']);

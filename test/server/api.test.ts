@@ -122,6 +122,14 @@ describe('HTTP API', () => {
     const html = await api(`/api/sessions/${id}/export?format=html`);
     expect(html.headers.get('content-type')).toContain('text/html');
     expect(html.body).toContain('<h2>Sources</h2>');
+    const pdf = await fetch(`${server.url}/api/sessions/${id}/export?format=pdf`);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.headers.get('content-disposition')).toMatch(/\.pdf"$/);
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
     const exported = await api(`/api/sessions/${id}/export?format=json`);
     expect(exported.headers.get('content-disposition')).toContain('.quarry.json');
     const fork = await api(`/api/sessions/${id}/fork`, {

@@ -102,7 +102,7 @@ export const api = {
     request<Step>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
   citation: (id: string, number: number, version?: number) =>
     request<Citation>(`${sessionPath(id)}/citations/${number}${version ? `?version=${version}` : ''}`),
-  exportUrl: (id: string, format: 'md' | 'html' | 'json') => `${sessionPath(id)}/export?format=${format}`,
+  exportUrl: (id: string, format: 'md' | 'html' | 'pdf' | 'json') => `${sessionPath(id)}/export?format=${format}`,
   /** The browser's one live stream: the feed, and these sessions' events from these offsets. */
   liveUrl: (watched: ReadonlyMap<string, number>) =>
     `/api/sessions/live?watch=${encodeURIComponent([...watched].map(([id, after]) => `${id}:${after}`).join(','))}`,

@@ -12,16 +12,18 @@ import { printJson, printLine, shortId } from '../output.ts';
 export function registerTransfer(program: Command, runtime: CliRuntime): void {
   program
     .command('export')
-    .description('write a session as Markdown, a self-contained HTML page, or JSON (everything, to move it)')
+    .description('write a session as Markdown, a self-contained HTML page, a PDF, or JSON (everything, to move it)')
     .argument('<id>', 'session id or unique prefix')
     .option(
       '--format <format>',
-      'md, html, json, or legacy-json (the per-session layout of earlier research tools)',
+      'md, html, pdf (printed with Chromium), json, or legacy-json (the per-session layout of earlier research tools)',
       'md',
     )
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(async (id: string, options: { format: string; output?: string }) => {
       // Checked before anything is read: a file that cannot be written is a usage error.
+      if (options.format === 'pdf' && !options.output && process.stdout.isTTY)
+        throw invalidInput('output', 'a PDF is not shown on a terminal; write it to a file with -o report.pdf');
       if (options.output && !existsSync(dirname(resolve(options.output))))
         throw invalidInput('output', `the folder ${dirname(resolve(options.output))} does not exist; create it first`);
       const context = await runtime.open();

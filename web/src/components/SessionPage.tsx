@@ -209,6 +209,9 @@ export function SessionPage({
                   <button type="button" disabled title="No report yet">
                     HTML
                   </button>
+                  <button type="button" disabled title="No report yet">
+                    PDF
+                  </button>
                 </>
               ) : (
                 <>
@@ -217,6 +220,9 @@ export function SessionPage({
                   </a>
                   <a className="button" href={api.exportUrl(sessionId, 'html')}>
                     HTML
+                  </a>
+                  <a className="button" href={api.exportUrl(sessionId, 'pdf')}>
+                    PDF
                   </a>
                 </>
               )}

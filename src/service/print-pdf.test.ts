@@ -1,0 +1,37 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { within } from '../../test/support/bounds.ts';
+import { printPdf } from './print-pdf.ts';
+
+const page = `<!doctype html><html><head><meta charset="utf-8"><title>Tides</title></head><body>
+<h1>Tidal power</h1><p>La Rance opened in 1966 <a href="https://example.org/la-rance">[1]</a>.</p></body></html>`;
+
+it('prints a page to a PDF that keeps its text and its links', { timeout: within(90_000) }, async () => {
+  const pdf = await printPdf(page);
+  const folder = mkdtempSync(join(tmpdir(), 'quarry-pdf-test-'));
+  try {
+    const file = join(folder, 'report.pdf');
+    writeFileSync(file, pdf);
+    const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
+    expect(text).toContain('Tidal power');
+    expect(text).toContain('La Rance opened in 1966 [1]');
+    // The citation stays a link in the PDF.
+    expect(Buffer.from(pdf).toString('latin1')).toContain('/URI (https://example.org/la-rance)');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+it('says what to install when there is no browser to print with', async () => {
+  await expect(printPdf(page, { QUARRY_CHROMIUM: '/nonexistent/chromium' })).rejects.toMatchObject({
+    code: 'FEATURE_UNAVAILABLE',
+    message: expect.stringContaining('QUARRY_CHROMIUM (/nonexistent/chromium) is not an executable file'),
+  });
+  await expect(printPdf(page, { PATH: '/nonexistent' })).rejects.toMatchObject({
+    code: 'FEATURE_UNAVAILABLE',
+    message: expect.stringContaining('install it (apt-get install chromium) or set QUARRY_CHROMIUM'),
+  });
+});
