@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { reportSections } from '../../web/src/render-report.ts';
 import { axeViolations } from '../support/axe.ts';
 import { within } from '../support/bounds.ts';
 import { browserSkipReason, launchBrowser } from '../support/browser.ts';
@@ -315,6 +316,31 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       expect(await axeViolations(page), `${theme} new research`).toEqual([]);
       await shot(`theme-${theme}`);
     }
+  });
+  it('lists the report’s sections, jumps to one, and copies a section and the whole report as Markdown', {
+    timeout: within(60_000),
+  }, async () => {
+    const [session] = (await (await fetch(`${server.url}/api/sessions?status=completed`)).json()).sessions;
+    const report: string = (await (await fetch(`${server.url}/api/sessions/${session.id}`)).json()).report.latest;
+    const sections = reportSections(report);
+    expect(sections.length).toBeGreaterThan(1);
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await page.goto(`${server.url}/sessions/${session.id}`);
+    const contents = page.getByRole('navigation', { name: 'Contents' });
+    await contents.waitFor();
+    expect(await contents.locator('li').allTextContents()).toEqual(sections.map((section) => section.title));
+    const last = sections.at(-1)!;
+    await contents.getByRole('link', { name: last.title }).click();
+    await expect.poll(() => page.locator(`#${last.id}`).isVisible()).toBe(true);
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+    await page.locator(`#${sections[0]!.id}`).getByRole('button', { name: 'Copy this section as Markdown' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Copied “${sections[0]!.title}” as Markdown.` })
+      .waitFor();
+    expect(await clipboard()).toBe(sections[0]!.markdown);
+    await page.getByRole('button', { name: 'Copy report' }).click();
+    await expect.poll(clipboard).toBe(report);
   });
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dateGroup, groupByDate } from './group-by-date.ts';
-import { renderReport } from './render-report.ts';
+import { renderReport, reportSections } from './render-report.ts';
 
 describe('renderReport', () => {
   const citations = new Set([1, 2]);
@@ -57,5 +57,56 @@ describe('groupByDate', () => {
       ['Yesterday', 1],
       ['Older', 1],
     ]);
+  });
+});
+
+describe('report sections and copying', () => {
+  const citations = new Set([1, 2]);
+  const report = [
+    '# Tidal power',
+    '',
+    'Intro [1].',
+    '',
+    '## How it works',
+    '',
+    'Turbines turn [1].',
+    '',
+    '### Barrages',
+    '',
+    'A dam [2].',
+    '',
+    '```',
+    'flow[1] = 3',
+    '```',
+    '',
+    '## Sources',
+    '',
+    '1. Tides',
+  ].join('\n');
+
+  it('lists level-2 and level-3 sections, each with its own Markdown, and gives their headings those ids', () => {
+    const sections = reportSections(report);
+    expect(sections.map(({ level, title, id }) => [level, title, id])).toEqual([
+      [2, 'How it works', 'section-1'],
+      [3, 'Barrages', 'section-2'],
+      [2, 'Sources', 'section-3'],
+    ]);
+    expect(sections[0]!.markdown).toBe(
+      '## How it works\n\nTurbines turn [1].\n\n### Barrages\n\nA dam [2].\n\n```\nflow[1] = 3\n```',
+    );
+    expect(sections[1]!.markdown).toBe('### Barrages\n\nA dam [2].\n\n```\nflow[1] = 3\n```');
+    const html = renderReport(report, { citations });
+    expect(html).toContain('<h2 id="section-1">How it works <button type="button" class="copy" data-copy-section="1"');
+    expect(html).toContain('<h3 id="section-2">Barrages');
+    expect(html).toContain(
+      '<button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button><pre>',
+    );
+    expect(html).toContain('flow[1] = 3');
+  });
+
+  it('never rewrites [n] inside an attribute (a link title keeps its text)', () => {
+    const html = renderReport('See [the page](https://example.org/a "from [1] here") [1].', { citations });
+    expect(html).toContain('title="from [1] here"');
+    expect(html.match(/class="citation"/g)).toHaveLength(1);
   });
 });

@@ -25,14 +25,69 @@ export interface RenderOptions {
   citations: ReadonlySet<number>;
   /** The claims marked unverified or uncited, in report order. */
   flagged?: readonly FlaggedClaim[];
+  /** False for a message: its headings get no ids or copy buttons (they are the report's). */
+  sections?: boolean;
 }
 
-/** Splits rendered HTML into code (kept as is) and the rest (where citations are linked). */
-function outsideCode(html: string, transform: (text: string) => string): string {
+/**
+ * Applies `transform` to the text of rendered HTML only: never inside a tag (an attribute such as a
+ * link's title keeps its `[1]`) and never in code, which is kept as is.
+ */
+function inText(html: string, transform: (text: string) => string): string {
   return html
-    .split(/(<pre[\s>][\s\S]*?<\/pre>|<code[\s>][\s\S]*?<\/code>)/)
+    .split(/(<pre[\s>][\s\S]*?<\/pre>|<code[\s>][\s\S]*?<\/code>|<[^>]*>)/)
     .map((part, index) => (index % 2 === 1 ? part : transform(part)))
     .join('');
+}
+
+/** A section of a report: a level-2 or level-3 heading and the Markdown up to the next one. */
+export interface ReportSection {
+  level: 2 | 3;
+  title: string;
+  /** The heading's element id in the rendered report. */
+  id: string;
+  /** The section's Markdown, its heading included. */
+  markdown: string;
+}
+
+/** The report's sections in order (its table of contents), each with its own Markdown. */
+export function reportSections(text: string): ReportSection[] {
+  const lines = text.split('\n');
+  const tokens = markdown.parse(text, {});
+  const headings = tokens.flatMap((token, index) =>
+    token.type === 'heading_open' && (token.tag === 'h2' || token.tag === 'h3') && token.map
+      ? [{ level: token.tag === 'h2' ? 2 : 3, line: token.map[0], title: tokens[index + 1]?.content ?? '' } as const]
+      : [],
+  );
+  return headings.map((heading, index) => {
+    // A section ends where the next heading of its level or above begins.
+    const end = headings.slice(index + 1).find((next) => next.level <= heading.level)?.line ?? lines.length;
+    return {
+      level: heading.level,
+      title: heading.title,
+      id: `section-${index + 1}`,
+      markdown: lines.slice(heading.line, end).join('\n').trimEnd(),
+    };
+  });
+}
+
+/** Gives level-2 and level-3 headings the ids `reportSections` names, and each a copy button. */
+function withSectionIds(html: string): string {
+  let index = 0;
+  return html.replace(/<h([23])>([\s\S]*?)<\/h\1>/g, (_whole, level: string, inner: string) => {
+    index += 1;
+    return `<h${level} id="section-${index}">${inner} <button type="button" class="copy" data-copy-section="${index}" aria-label="Copy this section as Markdown">Copy</button></h${level}>`;
+  });
+}
+
+/** Each code block gets a button that copies its text. */
+function withCodeCopy(html: string): string {
+  return html
+    .replace(
+      /<pre>/g,
+      '<div class="code-block"><button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button><pre>',
+    )
+    .replace(/<\/pre>/g, '</pre></div>');
 }
 
 /**
@@ -49,24 +104,24 @@ export function renderReport(text: string, options: RenderOptions): string {
       (kind === 'uncited' ? 'This claim cites no source of the report.' : 'Its cited source does not support it.');
     return `<button type="button" class="flag ${kind}" data-reason="${escapeHtml(reason)}" aria-label="${label}: ${escapeHtml(reason)}">${label}</button>`;
   };
-  return outsideCode(markdown.render(text), (part) =>
-    part
-      .replace(/\[(\d+(?:, ?\d+)*)\]/g, (_whole, list: string) =>
-        list
-          .split(/, ?/)
-          .map((item) =>
-            options.citations.has(Number(item))
-              ? `<button type="button" class="citation" data-citation="${item}" aria-label="Source ${item}">[${item}]</button>`
-              : `[${item}]`,
-          )
-          .join(''),
-      )
-      .replace(/<strong>\[unverified\]<\/strong>/g, () => marker('unverified'))
-      .replace(/<strong>\[uncited\]<\/strong>/g, () => marker('uncited')),
-  );
+  const html = inText(markdown.render(text), (part) =>
+    part.replace(/\[(\d+(?:, ?\d+)*)\]/g, (_whole, list: string) =>
+      list
+        .split(/, ?/)
+        .map((item) =>
+          options.citations.has(Number(item))
+            ? `<button type="button" class="citation" data-citation="${item}" aria-label="Source ${item}">[${item}]</button>`
+            : `[${item}]`,
+        )
+        .join(''),
+    ),
+  )
+    .replace(/<strong>\[unverified\]<\/strong>/g, () => marker('unverified'))
+    .replace(/<strong>\[uncited\]<\/strong>/g, () => marker('uncited'));
+  return options.sections === false ? withCodeCopy(html) : withCodeCopy(withSectionIds(html));
 }
 
 /** Markdown of a conversation message (an answer cites like a report). */
 export function renderMessage(text: string, citations: ReadonlySet<number>): string {
-  return renderReport(text, { citations });
+  return renderReport(text, { citations, sections: false });
 }

@@ -1,6 +1,7 @@
 import { type KeyboardEvent, type MouseEvent, useState } from 'react';
 import { api, type Message } from '../api-client.ts';
 import { renderMessage } from '../render-report.ts';
+import { copyText } from './Report.tsx';
 
 /**
  * The conversation under the report: the whole history (answers as Markdown, citing the report's
@@ -30,6 +31,7 @@ export function Conversation({
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
+  const [copied, setCopied] = useState<string | null>(null);
   const history = messages;
 
   async function send() {
@@ -54,8 +56,17 @@ export function Conversation({
     }
   }
 
+  async function copy(text: string, what: string) {
+    setCopied((await copyText(text)) ? `Copied ${what}.` : 'The browser did not allow copying.');
+  }
+
   function onClick(event: MouseEvent<HTMLElement>) {
-    const number = Number((event.target as HTMLElement).closest('button')?.dataset.citation);
+    const button = (event.target as HTMLElement).closest('button');
+    if (button?.dataset.copyCode !== undefined) {
+      void copy(button?.parentElement?.querySelector('pre')?.textContent ?? '', 'the code');
+      return;
+    }
+    const number = Number(button?.dataset.citation);
     if (number) onCite(number);
   }
 
@@ -63,10 +74,25 @@ export function Conversation({
     <section className="conversation" aria-label="Conversation">
       <h2>Conversation</h2>
       {history.length === 0 && <p className="muted">Ask a follow-up question about the report.</p>}
+      {copied && (
+        <p className="muted" role="status">
+          {copied}
+        </p>
+      )}
       <ol>
         {history.map((message) => (
           <li key={message.id} className={`message ${message.role}`}>
             <span className="muted small">{message.role === 'user' ? 'You' : 'Quarry'}</span>
+            {message.role === 'assistant' && (
+              <button
+                type="button"
+                className="copy small"
+                aria-label="Copy this answer as Markdown"
+                onClick={() => void copy(message.content, 'the answer as Markdown')}
+              >
+                Copy
+              </button>
+            )}
             {message.role === 'assistant' ? (
               // biome-ignore lint/a11y/noStaticElementInteractions: citation buttons inside handle keys themselves
               // biome-ignore lint/a11y/useKeyWithClickEvents: citation buttons inside handle keys themselves

@@ -1,11 +1,22 @@
-import { type MouseEvent, useState } from 'react';
+import { type MouseEvent, useMemo, useState } from 'react';
 import { markClaims } from '../../../src/research/mark-claims.ts';
 import type { SessionDetail } from '../api-client.ts';
-import { renderReport } from '../render-report.ts';
+import { renderReport, reportSections } from '../render-report.ts';
+
+/** Puts text on the clipboard; false when the browser refuses (no permission, not a secure page). */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
- * The report, rendered safely, its versions selectable. A citation opens its passage (`onCite`);
- * a flagged claim's marker shows why it was flagged.
+ * The report, rendered safely, its versions selectable, with a table of contents and copy buttons
+ * (the whole report, a section, a code block; always as Markdown or plain text). A citation opens
+ * its passage (`onCite`); a flagged claim's marker shows why it was flagged.
  */
 export function Report({
   detail,
@@ -17,14 +28,29 @@ export function Report({
   const versions = detail.report.versions;
   const [chosen, setChosen] = useState<number | null>(null);
   const [reason, setReason] = useState<string | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
   const version = versions.find((each) => each.version === chosen) ?? versions.at(-1);
+  const sections = useMemo(() => reportSections(version?.report ?? ''), [version?.report]);
   if (!version) return <p className="muted">No report yet.</p>;
   const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
   const flagged = version.claims.filter((claim) => claim.verdict !== 'supported');
 
+  async function copy(text: string, what: string) {
+    setCopied((await copyText(text)) ? `Copied ${what}.` : 'The browser did not allow copying.');
+  }
+
   function onClick(event: MouseEvent<HTMLElement>) {
     const target = (event.target as HTMLElement).closest('button');
     if (!target) return;
+    if (target.dataset.copySection) {
+      const section = sections[Number(target.dataset.copySection) - 1];
+      if (section) void copy(section.markdown, `“${section.title}” as Markdown`);
+      return;
+    }
+    if (target.dataset.copyCode !== undefined) {
+      void copy(target.parentElement?.querySelector('pre')?.textContent ?? '', 'the code');
+      return;
+    }
     const number = Number(target.dataset.citation);
     if (number) onCite({ number, version: version!.version });
     else if (target.dataset.reason) setReason(target.dataset.reason);
@@ -43,6 +69,38 @@ export function Report({
             ))}
           </select>
         </label>
+      )}
+      <div className="report-tools">
+        <button type="button" onClick={() => void copy(version.report, 'the report as Markdown')}>
+          Copy report
+        </button>
+        {copied && (
+          <span className="muted" role="status">
+            {copied}
+          </span>
+        )}
+      </div>
+      {sections.length > 1 && (
+        <nav className="contents" aria-label="Contents">
+          <details open={sections.length <= 12}>
+            <summary>Contents</summary>
+            <ol>
+              {sections.map((section) => (
+                <li key={section.id} className={`level-${section.level}`}>
+                  <a
+                    href={`#${section.id}`}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      document.getElementById(section.id)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+                    }}
+                  >
+                    {section.title}
+                  </a>
+                </li>
+              ))}
+            </ol>
+          </details>
+        </nav>
       )}
       {reason && (
         <p className="flag-reason" role="status">
