@@ -5,7 +5,9 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { QUARRY_VERSION } from '../config/version.ts';
-import { QuarryError } from '../shared/errors.ts';
+import { EXPORT_CONTENT_SECURITY_POLICY } from '../service/session-export.ts';
+import { sharedReport } from '../service/share-links.ts';
+import { isQuarryError, QuarryError } from '../shared/errors.ts';
 import { migrations } from '../store/migrations/index.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
@@ -165,10 +167,24 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     .route('/api/capabilities', capabilityRoutes(dependencies))
     // The live routes first: `/feed` must not be read as a session id.
     .route('/api/sessions', liveRoutes(dependencies))
-    .route('/api/sessions', sessionRoutes());
+    .route('/api/sessions', sessionRoutes({ publicUrl: dependencies.config.server.publicUrl }));
   app.route('/v1', openAiRoutes(dependencies));
   app.route('/v1', responsesRoutes(dependencies));
   app.all('/mcp', mcpHandler);
+
+  // A read-only share link: the report as its HTML export, for anyone holding the link, no sign-in.
+  app.get('/share/:token', async (c) => {
+    const page = await sharedReport(dependencies.store, c.req.param('token')).catch((error: unknown) => {
+      if (isQuarryError(error) && error.code === 'CONFLICT') return 'no report' as const;
+      throw error;
+    });
+    const headers = { 'content-security-policy': EXPORT_CONTENT_SECURITY_POLICY, 'cache-control': 'no-store' };
+    if (page === null)
+      return c.text('This link does not open anything: it was never made, or it was revoked.', 404, headers);
+    if (page === 'no report')
+      return c.text('This research has no report yet. Open the link again once it has one.', 409, headers);
+    return c.body(page.body as string, 200, { ...headers, 'content-type': page.contentType });
+  });
 
   if (options.webRoot && existsSync(options.webRoot)) {
     const root = options.webRoot;

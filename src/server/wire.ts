@@ -168,6 +168,17 @@ export const sessionDetailSchema = sessionSummarySchema
   })
   .openapi('SessionDetail');
 
+export const shareLinkSchema = z
+  .object({
+    /** The link to give readers: the server's public URL (or the request's origin) and the path. */
+    url: z.string(),
+    path: z.string(),
+    sharedAt: iso,
+  })
+  .openapi('ShareLink');
+
+export const shareStateSchema = z.object({ shared: z.boolean(), sharedAt: iso.nullable() }).openapi('ShareState');
+
 export const sessionPageSchema = z.object({
   sessions: z.array(sessionSummarySchema),
   nextCursor: z.string().nullable(),

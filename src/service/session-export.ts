@@ -161,13 +161,21 @@ function conversationMarkdown(
 }
 
 /** The session as a file: the latest report as Markdown or a self-contained HTML page, or everything as JSON. */
-export async function exportSession(
+export function exportSession(
   context: ServiceContext,
+  request: { sessionId: string; format: string },
+): Promise<ExportedFile> {
+  return exportFrom(context.store, request);
+}
+
+/** `exportSession` on an owner's store (a share link reads its owner's session without a sign-in). */
+export async function exportFrom(
+  store: OwnerStore,
   request: { sessionId: string; format: string },
 ): Promise<ExportedFile> {
   if (!(exportFormats as readonly string[]).includes(request.format))
     throw invalidInput('format', `"${request.format}" is not one of ${exportFormats.join(', ')}`);
-  const data = await buildSnapshot(context.store, request.sessionId);
+  const data = await buildSnapshot(store, request.sessionId);
   const name = slug(data.session.title);
   if (request.format === 'json') {
     const file = {

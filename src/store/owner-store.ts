@@ -47,6 +47,8 @@ export interface OwnerStore {
   findSessionIds(prefix: string, options?: { limit?: number }): Promise<string[]>;
   updateSession(sessionId: string, patch: UpdateSessionInput): Promise<Session>;
   deleteSession(sessionId: string): Promise<void>;
+  setShareLink(sessionId: string, tokenHash: string | null): Promise<number | null>;
+  shareLinkOf(sessionId: string): Promise<number | null>;
   listMessages(sessionId: string, options?: { runId?: string; phase?: string }): Promise<Message[]>;
   startRun(input: Omit<StartRunInput, 'ownerId'>): Promise<{ run: Run; message: Message | null }>;
   listRuns(sessionId: string): Promise<Run[]>;
@@ -87,6 +89,8 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
     findSessionIds: (prefix, options = {}) => store.findSessionIds(prefix, { ...options, ownerId }),
     updateSession: (sessionId, patch) => store.updateSession(sessionId, patch, scope),
     deleteSession: (sessionId) => store.deleteSession(sessionId, scope),
+    setShareLink: (sessionId, tokenHash) => store.setShareLink(sessionId, tokenHash, scope),
+    shareLinkOf: (sessionId) => store.shareLinkOf(sessionId, scope),
     listMessages: (sessionId, options = {}) => store.listMessages(sessionId, { ...options, ownerId }),
     startRun: (input) => store.startRun({ ...input, ownerId }),
     listRuns: (sessionId) => store.listRuns(sessionId, scope),

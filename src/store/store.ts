@@ -632,6 +632,15 @@ export interface SessionStore {
    * events, inbox, blob references, and blobs no other session refers to) in one transaction.
    */
   deleteSession(sessionId: string, scope?: OwnerScope): Promise<void>;
+  /**
+   * Gives the session a read-only share link by its token's hash (a link it had stops working), or
+   * removes its link (`null`). Returns when the link was made (ms since the epoch), or null.
+   */
+  setShareLink(sessionId: string, tokenHash: string | null, scope?: OwnerScope): Promise<number | null>;
+  /** When the session's share link was made, or null when it has none. */
+  shareLinkOf(sessionId: string, scope?: OwnerScope): Promise<number | null>;
+  /** The session a share link's token hash opens, with its owner, or null. */
+  findSharedSession(tokenHash: string): Promise<{ sessionId: string; ownerId: string } | null>;
 
   // Messages -------------------------------------------------------------------------------
   appendMessage(input: AppendMessageInput): Promise<Message>;

@@ -139,6 +139,9 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
   getSession: [id(), ownerScope()],
   findSessionByExternalId: [nonEmpty(200), z.object({ ownerId: id() })],
   listForks: [id(), ownerScope()],
+  setShareLink: [id(), maybe(sha256Hex('must be a sha-256 hex digest')), ownerScope()],
+  shareLinkOf: [id(), ownerScope()],
+  findSharedSession: [text(128)],
   listSessions: [
     optional(
       z.object({

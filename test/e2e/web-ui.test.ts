@@ -342,6 +342,31 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await page.getByRole('button', { name: 'Copy report' }).click();
     await expect.poll(clipboard).toBe(report);
   });
+  it('shares a report read-only: the link opens in a fresh browser without signing in, and stops when revoked', {
+    timeout: within(60_000),
+  }, async () => {
+    const [session] = (await (await fetch(`${server.url}/api/sessions?status=completed`)).json()).sessions;
+    await page.goto(`${server.url}/sessions/${session.id}`);
+    await page.locator('details.menu.share summary').click();
+    await page.getByRole('button', { name: 'Create link' }).click();
+    const link = await page.getByLabel('Read-only link').inputValue();
+    expect(link).toMatch(new RegExp(`^${server.url}/share/qsh_`));
+    const reader = await launchBrowser();
+    try {
+      const other = await reader.newPage();
+      const opened = await other.goto(link);
+      expect(opened?.status()).toBe(200);
+      await other.getByRole('heading', { name: 'Sources' }).waitFor();
+      // Read-only: the report, no app, no controls.
+      expect(await other.locator('button, form, input, script').count()).toBe(0);
+      expect(await axeViolations(other)).toEqual([]);
+      await page.getByRole('button', { name: 'Stop sharing' }).click();
+      await page.getByRole('status').filter({ hasText: 'no longer opens anything' }).waitFor();
+      expect((await other.goto(link))?.status()).toBe(404);
+    } finally {
+      await reader.close();
+    }
+  });
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {
       method: 'POST',

@@ -513,11 +513,39 @@ describe('HTTP API', () => {
         body: JSON.stringify({ role: 'user', content: 'hi' }),
       }),
       api(`/api/sessions/${id}/stop`, { method: 'POST', token: tokens.bob }),
+      api(`/api/sessions/${id}/share`, { method: 'POST', token: tokens.bob }),
+      api(`/api/sessions/${id}/share`, { token: tokens.bob }),
+      api(`/api/sessions/${id}/share`, { method: 'DELETE', token: tokens.bob }),
       api(`/api/sessions/${id}`, { method: 'DELETE', token: tokens.bob }),
     ];
     for (const result of await Promise.all(attempts))
       expect(result).toMatchObject({ status: 404, body: { error: { code: 'SESSION_NOT_FOUND' } } });
     expect((await api(`/api/sessions/${id}`, { token: tokens.alice })).body.title).not.toBe('mine');
+
+    // Alice shares it: the link opens the report read-only for anyone, without a token, until revoked.
+    expect((await api(`/api/sessions/${id}/share`, { token: tokens.alice })).body).toEqual({
+      shared: false,
+      sharedAt: null,
+    });
+    const first = await api(`/api/sessions/${id}/share`, { method: 'POST', token: tokens.alice });
+    expect(first.status).toBe(201);
+    expect(first.body.url).toBe(`${server.url}${first.body.path}`);
+    const opened = await fetch(first.body.url);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toContain('text/html');
+    expect(opened.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const page = await opened.text();
+    expect(page).toContain('<h2>Sources</h2>');
+    expect(page).not.toContain('<script');
+    expect((await api(`/api/sessions/${id}/share`, { token: tokens.alice })).body.shared).toBe(true);
+    // A new link replaces the old one; revoking ends the new one; a guessed token opens nothing.
+    const second = await api(`/api/sessions/${id}/share`, { method: 'POST', token: tokens.alice });
+    expect((await fetch(first.body.url)).status).toBe(404);
+    expect((await fetch(second.body.url)).status).toBe(200);
+    expect((await api(`/api/sessions/${id}/share`, { method: 'DELETE', token: tokens.alice })).status).toBe(204);
+    expect((await fetch(second.body.url)).status).toBe(404);
+    expect((await fetch(`${server.url}/share/qsh_${'A'.repeat(32)}`)).status).toBe(404);
+    expect((await fetch(`${server.url}/share/anything`)).status).toBe(404);
   });
 
   it('serves nobody beyond loopback while it has no users, and keeps refusing after the last user is removed', async () => {

@@ -102,6 +102,10 @@ export const api = {
     request<Step>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
   citation: (id: string, number: number, version?: number) =>
     request<Citation>(`${sessionPath(id)}/citations/${number}${version ? `?version=${version}` : ''}`),
+  shareState: (id: string) => request<{ shared: boolean; sharedAt: string | null }>(`${sessionPath(id)}/share`),
+  share: (id: string) =>
+    request<{ url: string; path: string; sharedAt: string }>(`${sessionPath(id)}/share`, { method: 'POST' }),
+  unshare: (id: string) => request<void>(`${sessionPath(id)}/share`, { method: 'DELETE' }),
   exportUrl: (id: string, format: 'md' | 'html' | 'pdf' | 'json') => `${sessionPath(id)}/export?format=${format}`,
   /** The browser's one live stream: the feed, and these sessions' events from these offsets. */
   liveUrl: (watched: ReadonlyMap<string, number>) =>

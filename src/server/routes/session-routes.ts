@@ -12,6 +12,7 @@ import {
   showSession,
 } from '../../service/session-queries.ts';
 import { updateSession } from '../../service/session-settings.ts';
+import { sharedSince, shareSession, stopSharing } from '../../service/share-links.ts';
 import { askSession, startResearch } from '../../service/start-research.ts';
 import type { AppEnv } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
@@ -33,6 +34,8 @@ import {
   sessionDetailSchema,
   sessionPageSchema,
   sessionSummarySchema,
+  shareLinkSchema,
+  shareStateSchema,
   sourceSchema,
   stepParams,
   stepSchema,
@@ -129,6 +132,30 @@ const routes = {
     summary: 'Delete; a running session needs force=true (it is stopped first)',
     request: { params: idParams, query: deleteQuery },
     responses: { 204: { description: 'Deleted' }, 404: notFound, 409: conflict },
+  }),
+  share: createRoute({
+    method: 'post',
+    path: '/{id}/share',
+    tags,
+    summary: 'Make a read-only share link (shown once); a link the session had stops working',
+    request: { params: idParams },
+    responses: { 201: json(shareLinkSchema, 'The new link'), 404: notFound },
+  }),
+  shareState: createRoute({
+    method: 'get',
+    path: '/{id}/share',
+    tags,
+    summary: 'Whether the session has a share link, and since when (never the link itself)',
+    request: { params: idParams },
+    responses: { 200: json(shareStateSchema, 'Sharing'), 404: notFound },
+  }),
+  unshare: createRoute({
+    method: 'delete',
+    path: '/{id}/share',
+    tags,
+    summary: 'Stop sharing: the link stops working at once',
+    request: { params: idParams },
+    responses: { 204: { description: 'Not shared any more' }, 404: notFound },
   }),
   resume: createRoute({
     method: 'post',
@@ -241,7 +268,8 @@ const routes = {
 };
 
 /** `/api/sessions…`: every route calls a service function, the same ones the CLI calls. */
-export function sessionRoutes() {
+/** `publicUrl`: the server's address as readers reach it (share links), else each request's origin. */
+export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
     .openapi(routes.list, async (c) => {
       const query = c.req.valid('query');
@@ -289,6 +317,22 @@ export function sessionRoutes() {
         ...c.req.valid('json'),
       });
       return c.json(sessionSummary(session), 200);
+    })
+    .openapi(routes.share, async (c) => {
+      const link = await shareSession(c.get('context'), c.req.valid('param').id);
+      const origin = (options.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
+      return c.json(
+        { url: `${origin}${link.path}`, path: link.path, sharedAt: new Date(link.sharedAt).toISOString() },
+        201,
+      );
+    })
+    .openapi(routes.shareState, async (c) => {
+      const since = await sharedSince(c.get('context'), c.req.valid('param').id);
+      return c.json({ shared: since !== null, sharedAt: since === null ? null : new Date(since).toISOString() }, 200);
+    })
+    .openapi(routes.unshare, async (c) => {
+      await stopSharing(c.get('context'), c.req.valid('param').id);
+      return c.body(null, 204);
     })
     .openapi(routes.remove, async (c) => {
       await deleteSession(c.get('context'), {

@@ -236,6 +236,29 @@ export function sessionCases(use: () => TestDatabase): void {
     ]);
     expect((await store.getSession(session.id)).currentRunId).toBe(followUp.id);
   });
+
+  it('keeps one share link per session, owner-scoped, gone with the session', async () => {
+    const { store } = use();
+    const session = await createTestSession(store, { ownerId: 'alice' });
+    const hash = (char: string) => char.repeat(64);
+    expect(await store.shareLinkOf(session.id, { ownerId: 'alice' })).toBeNull();
+    await expectCode(store.setShareLink(session.id, hash('a'), { ownerId: 'bob' }), 'SESSION_NOT_FOUND');
+    await expectCode(store.shareLinkOf(session.id, { ownerId: 'bob' }), 'SESSION_NOT_FOUND');
+    await expectCode(store.setShareLink(session.id, 'not a hash'), 'INVALID_INPUT');
+    const sharedAt = await store.setShareLink(session.id, hash('a'), { ownerId: 'alice' });
+    expect(sharedAt).toBeGreaterThan(0);
+    expect(await store.shareLinkOf(session.id)).toBe(sharedAt);
+    expect(await store.findSharedSession(hash('a'))).toEqual({ sessionId: session.id, ownerId: 'alice' });
+    // A new link replaces the old one.
+    await store.setShareLink(session.id, hash('b'));
+    expect(await store.findSharedSession(hash('a'))).toBeNull();
+    expect(await store.findSharedSession(hash('b'))).toEqual({ sessionId: session.id, ownerId: 'alice' });
+    expect(await store.setShareLink(session.id, null)).toBeNull();
+    expect(await store.findSharedSession(hash('b'))).toBeNull();
+    await store.setShareLink(session.id, hash('c'));
+    await store.deleteSession(session.id);
+    expect(await store.findSharedSession(hash('c'))).toBeNull();
+  });
 }
 
 export type { Store };

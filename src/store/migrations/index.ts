@@ -11,6 +11,7 @@ import { tokenParents } from './010-token-parents.ts';
 import { stopReasons } from './011-stop-reasons.ts';
 import { corpusDuplicates } from './012-corpus-duplicates.ts';
 import { journalInOnePlace } from './013-journal-in-one-place.ts';
+import { shareLinks } from './014-share-links.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -28,6 +29,7 @@ export const migrations: readonly Migration[] = [
   stopReasons,
   corpusDuplicates,
   journalInOnePlace,
+  shareLinks,
 ];
 
 export const latestSchemaVersion = migrations.length;

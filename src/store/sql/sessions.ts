@@ -245,6 +245,7 @@ export async function deleteSessionInTx(tx: SqlExecutor, sessionId: string): Pro
     'lg_writes',
     'lg_channel_values',
     'lg_checkpoints',
+    'share_links',
     'blob_refs',
   ]) {
     await tx.query(`DELETE FROM ${table} WHERE session_id = ?`, [sessionId]);
@@ -266,4 +267,43 @@ export async function deleteSession(ctx: SqlContext, sessionId: string, scope: O
     await touchSession(ctx, tx, sessionId, scope);
     await deleteSessionInTx(tx, sessionId);
   });
+}
+
+/** Replaces (or, with `null`, removes) the session's share link; returns when the new one was made. */
+export async function setShareLink(
+  ctx: SqlContext,
+  sessionId: string,
+  tokenHash: string | null,
+  scope: OwnerScope = {},
+): Promise<number | null> {
+  return ctx.driver.transaction(async (tx) => {
+    await readSession(ctx, tx, sessionId, scope);
+    await tx.query('DELETE FROM share_links WHERE session_id = ?', [sessionId]);
+    if (tokenHash === null) return null;
+    const [row] = await tx.query<{ created_at: unknown }>(
+      `INSERT INTO share_links (session_id, token_hash, created_at) VALUES (?, ?, ${ctx.now}) RETURNING created_at`,
+      [sessionId, tokenHash],
+    );
+    return Number(row!.created_at);
+  });
+}
+
+export async function shareLinkOf(ctx: SqlContext, sessionId: string, scope: OwnerScope = {}): Promise<number | null> {
+  await readSession(ctx, ctx.driver, sessionId, scope);
+  const [row] = await ctx.driver.query<{ created_at: unknown }>(
+    'SELECT created_at FROM share_links WHERE session_id = ?',
+    [sessionId],
+  );
+  return row ? Number(row.created_at) : null;
+}
+
+export async function findSharedSession(
+  ctx: SqlContext,
+  tokenHash: string,
+): Promise<{ sessionId: string; ownerId: string } | null> {
+  const [row] = await ctx.driver.query<{ id: string; owner_id: string }>(
+    'SELECT s.id, s.owner_id FROM share_links l JOIN sessions s ON s.id = l.session_id WHERE l.token_hash = ?',
+    [tokenHash],
+  );
+  return row ? { sessionId: String(row.id), ownerId: String(row.owner_id) } : null;
 }

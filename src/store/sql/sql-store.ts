@@ -67,8 +67,11 @@ import {
   deleteSession,
   findSessionByExternalId,
   findSessionIds,
+  findSharedSession,
   listForks,
   listSessions,
+  setShareLink,
+  shareLinkOf,
   updateSession,
 } from './sessions.ts';
 import { listSources, upsertSource } from './sources.ts';
@@ -152,6 +155,10 @@ export class SqlStore implements Store {
   updateSession = (sessionId: string, patch: UpdateSessionInput, scope?: OwnerScope) =>
     updateSession(this.ctx, sessionId, patch, scope);
   deleteSession = (sessionId: string, scope?: OwnerScope) => deleteSession(this.ctx, sessionId, scope);
+  setShareLink = (sessionId: string, tokenHash: string | null, scope?: OwnerScope) =>
+    setShareLink(this.ctx, sessionId, tokenHash, scope);
+  shareLinkOf = (sessionId: string, scope?: OwnerScope) => shareLinkOf(this.ctx, sessionId, scope);
+  findSharedSession = (tokenHash: string) => findSharedSession(this.ctx, tokenHash);
 
   appendMessage = (input: AppendMessageInput) => appendMessage(this.ctx, input);
   listMessages = (sessionId: string, options?: { runId?: string; phase?: string } & OwnerScope) =>

@@ -7,6 +7,7 @@ import { OutlineReview } from './OutlineReview.tsx';
 import { Prompts } from './Prompts.tsx';
 import { Report } from './Report.tsx';
 import { ResearchProgress } from './ResearchProgress.tsx';
+import { ShareMenu } from './ShareMenu.tsx';
 import { Sources } from './Sources.tsx';
 import { StepPicker } from './StepPicker.tsx';
 import { Timeline } from './Timeline.tsx';
@@ -198,6 +199,7 @@ export function SessionPage({
             <button type="button" disabled={!online} onClick={() => setPicker('fork')}>
               Fork from…
             </button>
+            <ShareMenu sessionId={sessionId} hasReport={detail.report.latest !== null} online={online} />
             <details className="menu export">
               <summary>Export</summary>
               {/* A report's formats need a report; without one they say so instead of leaving the app. */}
