@@ -25,6 +25,7 @@ export class CliRuntime {
   private resolved: QuarryConfig | null = null;
   private store: Store | null = null;
   private context: CliContext | null = null;
+  private stopTelemetry: (() => Promise<void>) | null = null;
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.env = env;
@@ -53,6 +54,11 @@ export class CliRuntime {
   async openRunner(flags: ConfigFlags = {}): Promise<CliRunContext> {
     if (this.context && 'runner' in this.context && this.context.runner) return this.context as CliRunContext;
     const config = await this.config(flags);
+    // Traces, when the environment asks for them (OTEL_EXPORTER_OTLP_ENDPOINT): the SDK loads only then.
+    if (this.env.OTEL_EXPORTER_OTLP_ENDPOINT || this.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+      const { startTelemetry } = await import('../config/telemetry.ts');
+      this.stopTelemetry ??= await startTelemetry('quarry', this.env);
+    }
     const store = await this.openStore(config);
     const context = { ...localServiceContext(store, config, { workerId: `cli:${process.pid}` }), admin: store };
     this.context = context;
@@ -75,6 +81,9 @@ export class CliRuntime {
   async close(): Promise<void> {
     await this.context?.runner?.shutdown();
     await this.store?.close();
+    // Spans still batched are sent before the process ends.
+    await this.stopTelemetry?.();
+    this.stopTelemetry = null;
     this.store = null;
     this.context = null;
   }

@@ -1,6 +1,7 @@
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { type EventDataMap, type EventType, event } from '../shared/events.ts';
 import { withRetry } from '../shared/retry.ts';
+import { inSpan } from '../shared/tracing.ts';
 import type {
   ErrorInfo,
   EventInput,
@@ -305,7 +306,21 @@ export class RunContext {
     }
     const record = this.records.get(spec.key);
     if (record?.status === 'completed') return Promise.resolve(record.output as T);
-    const promise = this.runLive(spec, record, work);
+    // Live steps get a span (a replayed step returned above; the run's span counts those).
+    const promise = inSpan(
+      'quarry.step',
+      {
+        'quarry.step.key': spec.key,
+        'quarry.step.kind': spec.kind,
+        'quarry.step.phase': spec.phase ?? '',
+        'quarry.step.attempt': (record?.attempts ?? 0) + 1,
+      },
+      () => this.runLive(spec, record, work),
+      {
+        expected: (error) =>
+          error instanceof InterruptSignal || error instanceof WaitForInputSignal || error instanceof LeaseLostSignal,
+      },
+    );
     this.inFlight.add(promise);
     void promise.catch(() => undefined).finally(() => this.inFlight.delete(promise));
     return promise;

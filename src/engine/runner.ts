@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
 import { withRetry } from '../shared/retry.ts';
+import { inSpan, SpanKind, traceContextFrom } from '../shared/tracing.ts';
 import type {
   ClaimSessionInput,
   ErrorInfo,
@@ -81,6 +82,11 @@ interface Activation {
   done: Promise<ActivationResult>;
 }
 
+/** A stop, a hand-over, a wait for input or a lost lease: how a run ends on purpose, not an error. */
+export function endsOnPurpose(error: unknown): boolean {
+  return error instanceof InterruptSignal || error instanceof WaitForInputSignal || error instanceof LeaseLostSignal;
+}
+
 /**
  * Claims a session for this process. When another holds it, and that holder was a process on this
  * machine that no longer exists (killed, crashed), its lease is taken over at once instead of after
@@ -96,7 +102,16 @@ export async function claimOrTakeOver(
     if (!isQuarryError(error, 'SESSION_ALREADY_RUNNING')) throw error;
     const session = await store.getSession(input.sessionId);
     if (!holderIsDead(session.lease)) throw error;
-    return store.claimSession({ ...input, ...thisProcess, takeOverEpoch: session.lease!.epoch });
+    const lease = session.lease!;
+    return inSpan(
+      'quarry.lease.takeover',
+      {
+        'quarry.session.id': input.sessionId,
+        'quarry.lease.previous_worker': lease.workerId,
+        'quarry.lease.epoch': lease.epoch,
+      },
+      () => store.claimSession({ ...input, ...thisProcess, takeOverEpoch: lease.epoch }),
+    );
   }
 }
 
@@ -284,11 +299,16 @@ export class Runner {
 
   private async fill(): Promise<void> {
     while (this.looping && this.active.size < this.concurrency) {
-      const lease = await this.store.claimNext({
-        workerId: this.workerId,
-        ttlMs: this.ttlMs,
-        maxClaims: this.maxClaims,
-        ...thisProcess,
+      const lease = await inSpan('quarry.lease.claim', { 'quarry.worker.id': this.workerId }, async (span) => {
+        const claimed = await this.store.claimNext({
+          workerId: this.workerId,
+          ttlMs: this.ttlMs,
+          maxClaims: this.maxClaims,
+          ...thisProcess,
+        });
+        span.setAttribute('quarry.session.id', claimed?.sessionId ?? '');
+        if (claimed) span.setAttribute('quarry.lease.epoch', claimed.epoch);
+        return claimed;
       });
       if (!lease) return;
       if (!this.looping) {
@@ -372,7 +392,23 @@ export class Runner {
       });
       let output: unknown;
       try {
-        output = await workflow.run(context, run.input);
+        // The run's span continues the trace of the request that started the run (stored with it),
+        // on whichever worker runs or resumes it.
+        output = await inSpan(
+          'quarry.run',
+          {
+            'quarry.session.id': session.id,
+            'quarry.run.id': run.id,
+            'quarry.run.number': run.number,
+            'quarry.run.kind': run.kind,
+            'quarry.workflow': `${workflow.name}@${workflow.version}`,
+            'quarry.worker.id': this.workerId,
+            'quarry.lease.epoch': lease.epoch,
+            'quarry.run.replayed_steps': resumePoint.completedSteps,
+          },
+          () => workflow.run(context, run.input),
+          { parent: traceContextFrom(run.traceContext), kind: SpanKind.CONSUMER, expected: endsOnPurpose },
+        );
       } finally {
         await context.settled();
       }

@@ -2,6 +2,7 @@ import type { RunContext } from '../engine/run-context.ts';
 import { type SearchProvider, type SearchResult, shortenQuery } from '../providers/search/search-provider.ts';
 import { mapConcurrent } from '../shared/concurrency.ts';
 import { isQuarryError, isRetryable, QuarryError } from '../shared/errors.ts';
+import { inSpan } from '../shared/tracing.ts';
 import type { Analyst } from './analyst.ts';
 import { citable, verifyNote } from './quotes.ts';
 import { searchRelevance } from './relevance.ts';
@@ -30,6 +31,15 @@ export interface Gathered {
   state: ResearchState;
 }
 
+/** A URL's host, for a span (never its path or query: they may carry what a user searched for). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
 /** Searches every provider; a provider that fails is reported, the others' results kept (interleaved). */
 async function searchAll(
   providers: SearchProvider[],
@@ -38,7 +48,13 @@ async function searchAll(
   signal: AbortSignal,
 ): Promise<{ results: SearchResult[]; errors: string[] }> {
   const settled = await Promise.allSettled(
-    providers.map((provider) => provider.search(shortenQuery(query, provider.maxQueryChars), { maxResults, signal })),
+    providers.map((provider) =>
+      inSpan('quarry.search', { 'quarry.search.provider': provider.name }, async (span) => {
+        const results = await provider.search(shortenQuery(query, provider.maxQueryChars), { maxResults, signal });
+        span.setAttribute('quarry.search.results', results.length);
+        return results;
+      }),
+    ),
   );
   const lists = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
   const errors = settled.flatMap((outcome, index) =>
@@ -120,7 +136,11 @@ async function readSource(
   if (result.content)
     return { url: result.url, title: result.title, text: result.content, offset: 0, fetched: true, ...known };
   try {
-    const page = await deps.fetchPage(result.url, signal);
+    const page = await inSpan('quarry.fetch', { 'server.address': hostOf(result.url) }, async (span) => {
+      const fetched = await deps.fetchPage(result.url, signal);
+      span.setAttributes({ 'http.response.status_code': fetched.status, 'quarry.fetch.bytes': fetched.bytes });
+      return fetched;
+    });
     return {
       url: result.url,
       title: page.document.title || result.title,

@@ -8,6 +8,7 @@ import { QUARRY_VERSION } from '../config/version.ts';
 import { EXPORT_CONTENT_SECURITY_POLICY } from '../service/session-export.ts';
 import { sharedReport } from '../service/share-links.ts';
 import { isQuarryError, QuarryError } from '../shared/errors.ts';
+import { inSpan, SpanKind, traceContextOfHeaders } from '../shared/tracing.ts';
 import { migrations } from '../store/migrations/index.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
@@ -112,6 +113,23 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     c.req.path === '/api/sessions/import' ? next() : tooLarge(1024 * 1024)(c, next),
   );
   app.use('*', guardRequests(dependencies));
+  // A server span per API request, continuing a caller's `traceparent`; a run it starts stores the
+  // trace, so the worker that runs it continues it (no-op unless tracing is on).
+  for (const path of ['/api/*', '/v1/*', '/mcp']) {
+    app.use(path, (c, next) =>
+      inSpan(
+        `${c.req.method} ${path}`,
+        { 'http.request.method': c.req.method },
+        async (span) => {
+          await next();
+          // The route's template, never the path itself (ids, and a share link's token, stay out of traces).
+          span.updateName(`${c.req.method} ${c.req.routePath}`);
+          span.setAttributes({ 'http.route': c.req.routePath, 'http.response.status_code': c.res.status });
+        },
+        { parent: traceContextOfHeaders(c.req.header()), kind: SpanKind.SERVER },
+      ),
+    );
+  }
   app.get('/healthz', (c) =>
     c.json({
       ok: true,

@@ -1,6 +1,7 @@
 import { createLanguageModel } from '../providers/llm/create-language-model.ts';
 import { defaultTitle } from '../research/research-workflow.ts';
 import { queryTerms } from '../shared/terms.ts';
+import { modelTelemetry } from '../shared/tracing.ts';
 import type { ChatTurn } from './chat-conversation.ts';
 import type { ServiceContext } from './service-context.ts';
 
@@ -74,6 +75,7 @@ export async function answerChore(
       prompt: chore.prompt,
       abortSignal: signal,
       maxRetries: 1,
+      experimental_telemetry: modelTelemetry('quarry.housekeeping'),
     });
     return {
       text: result.text.trim(),

@@ -1,4 +1,5 @@
 import { QuarryError } from '../shared/errors.ts';
+import { currentTraceContext } from '../shared/tracing.ts';
 import type {
   Admission,
   ClaimSessionInput,
@@ -80,7 +81,13 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
   return {
     ownerId,
     info: () => store.info(),
-    createSession: (input) => store.createSession({ ...input, ownerId }),
+    // A run remembers the trace of the request that started it (null when tracing is off).
+    createSession: (input) =>
+      store.createSession({
+        ...input,
+        ownerId,
+        ...(input.run ? { run: { ...input.run, traceContext: currentTraceContext() } } : {}),
+      }),
     getSession: (sessionId) => store.getSession(sessionId, scope),
     findSessionByExternalId: (externalId) => store.findSessionByExternalId(externalId, scope),
     listForks: (sessionId) => store.listForks(sessionId, scope),
@@ -92,7 +99,7 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
     setShareLink: (sessionId, tokenHash) => store.setShareLink(sessionId, tokenHash, scope),
     shareLinkOf: (sessionId) => store.shareLinkOf(sessionId, scope),
     listMessages: (sessionId, options = {}) => store.listMessages(sessionId, { ...options, ownerId }),
-    startRun: (input) => store.startRun({ ...input, ownerId }),
+    startRun: (input) => store.startRun({ ...input, ownerId, traceContext: currentTraceContext() }),
     listRuns: (sessionId) => store.listRuns(sessionId, scope),
     async loadCurrentJournal(sessionId) {
       const session = await store.getSession(sessionId, scope);

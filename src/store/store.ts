@@ -116,6 +116,8 @@ export interface Run {
   output: unknown;
   createdAt: number;
   endedAt: number | null;
+  /** The W3C `traceparent` of the request that started it, when tracing was on. */
+  traceContext: string | null;
 }
 
 export interface StepUsage {
@@ -361,7 +363,7 @@ export interface CreateSessionInput {
   /** The first message, appended in the same transaction. */
   message?: { role: MessageRole; content: string };
   /** The first run, started in the same transaction (it becomes `currentRunId`). */
-  run?: { kind: string; input?: unknown };
+  run?: { kind: string; input?: unknown; traceContext?: string | null };
   /** The caller's own id; a second session with the same one for the same owner is a `CONFLICT`. */
   externalId?: string;
   /** Checked as the session is added (`activeRuns` only when it is created `queued`). */
@@ -422,6 +424,8 @@ export interface StartRunInput {
   status?: 'queued' | 'interrupted';
   /** `activeRuns`, checked as the run is added (queued, or parked for its starter to claim at once). */
   admission?: Pick<Admission, 'activeRuns'>;
+  /** The W3C `traceparent` the run continues (`OwnerStore` fills it in from the active span). */
+  traceContext?: string | null;
 }
 
 export interface BeginStepInput {

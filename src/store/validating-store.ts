@@ -62,6 +62,9 @@ const number = (min: number, max?: number) =>
   max === undefined ? z.number().check(z.gte(min)) : z.number().check(z.gte(min), z.lte(max));
 const list = <T extends z.ZodType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
 const someOf = <T extends z.ZodType>(item: T) => z.array(item).check(z.minLength(1));
+/** A W3C trace context header: version, trace id, parent span id, flags. */
+const traceparent = () =>
+  z.string().check(z.regex(/^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/, 'must be a W3C traceparent'));
 const sha256Hex = (message?: string) => z.string().check(z.regex(/^[0-9a-f]{64}$/, message));
 
 // The pieces methods share are functions: each use gets a schema of its own.
@@ -131,7 +134,9 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       workflow: workflow(),
       status: optional(z.enum(['queued', 'interrupted'])),
       message: optional(message()),
-      run: optional(z.object({ kind: nonEmpty(50), input: payload(limits.payloadBytes) })),
+      run: optional(
+        z.object({ kind: nonEmpty(50), input: payload(limits.payloadBytes), traceContext: maybe(traceparent()) }),
+      ),
       externalId: optional(nonEmpty(200)),
       admission: admission(),
     }),
@@ -191,6 +196,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       ownerId: optional(id()),
       status: optional(z.enum(['queued', 'interrupted'])),
       admission: admission(),
+      traceContext: maybe(traceparent()),
     }),
   ],
   getRun: [id()],

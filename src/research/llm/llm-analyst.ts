@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ConfiguredModel } from '../../providers/llm/create-language-model.ts';
+import { modelTelemetry } from '../../shared/tracing.ts';
 import type { Analyst, AnalystCall, ClaimJudgment } from '../analyst.ts';
 import { type ResearchSettings, reportWords } from '../research-settings.ts';
 import type { Note, Outline, ResearchState } from '../research-types.ts';
@@ -101,6 +102,7 @@ async function callOptions(model: ConfiguredModel, system: string, prompt: strin
     abortSignal: signal,
     maxRetries: 2,
     ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+    experimental_telemetry: modelTelemetry('quarry.prose'),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import type { ConfiguredModel } from '../../providers/llm/create-language-model.ts';
 import { QuarryError } from '../../shared/errors.ts';
+import { modelTelemetry } from '../../shared/tracing.ts';
 import type { TokenUsage } from '../analyst.ts';
 import { asModelError } from './model-error.ts';
 
@@ -115,6 +116,7 @@ export async function structuredCall<S extends z.ZodType>(
         maxRetries: 2,
         ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
         ...(model.providerOptions ? { providerOptions: model.providerOptions } : {}),
+        experimental_telemetry: modelTelemetry(`quarry.${options.name}`),
       });
       total = addUsage(total, usageOf(model, result.usage));
       text = result.text;

@@ -12,6 +12,7 @@ import { stopReasons } from './011-stop-reasons.ts';
 import { corpusDuplicates } from './012-corpus-duplicates.ts';
 import { journalInOnePlace } from './013-journal-in-one-place.ts';
 import { shareLinks } from './014-share-links.ts';
+import { runTraceContext } from './015-run-trace-context.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -30,6 +31,7 @@ export const migrations: readonly Migration[] = [
   corpusDuplicates,
   journalInOnePlace,
   shareLinks,
+  runTraceContext,
 ];
 
 export const latestSchemaVersion = migrations.length;

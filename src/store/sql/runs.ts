@@ -31,6 +31,7 @@ export function toRun(row: Row): Run {
     output: decodeJson(row.output),
     createdAt: Number(row.created_at),
     endedAt: row.ended_at === null ? null : Number(row.ended_at),
+    traceContext: (row.trace_context as string | null | undefined) ?? null,
   };
 }
 
@@ -108,6 +109,7 @@ export async function startRunInTx(
     message?: { role: MessageRole; content: string };
     /** `interrupted`: the run waits to be resumed instead of being queued. */
     status?: 'queued' | 'interrupted';
+    traceContext?: string | null;
   },
 ): Promise<{ run: Run; message: Message | null }> {
   const counted = await tx.query<{ run_count: number; now: number }>(
@@ -124,10 +126,11 @@ export async function startRunInTx(
     output: undefined,
     createdAt: Number(counted[0]!.now),
     endedAt: null,
+    traceContext: input.traceContext ?? null,
   };
   await tx.query(
-    'INSERT INTO runs (id, session_id, number, kind, input, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    [run.id, run.sessionId, run.number, run.kind, encodeJson(run.input), run.status, run.createdAt],
+    'INSERT INTO runs (id, session_id, number, kind, input, status, created_at, trace_context) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [run.id, run.sessionId, run.number, run.kind, encodeJson(run.input), run.status, run.createdAt, run.traceContext],
   );
   const message = input.message
     ? await appendMessageInTx(ctx, tx, { sessionId: input.sessionId, ...input.message, runId: run.id })

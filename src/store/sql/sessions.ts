@@ -75,6 +75,7 @@ export async function createSession(ctx: SqlContext, input: CreateSessionInput):
         input: input.run.input,
         message: input.message,
         status: input.status,
+        traceContext: input.run.traceContext,
       });
     } else if (input.message) {
       await appendMessageInTx(ctx, tx, { sessionId: id, ...input.message });

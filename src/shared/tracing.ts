@@ -1,0 +1,89 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+
+/**
+ * Quarry's spans, through the OpenTelemetry API only: without an SDK (the default: no `OTEL_*`
+ * endpoint is set) every call here is a no-op. `config/telemetry.ts` starts the SDK when an
+ * operator asks for traces.
+ */
+const tracer = () => trace.getTracer('quarry');
+
+let enabled = false;
+
+/** Set by the SDK when it starts: model calls then ask the AI SDK for its own GenAI spans. */
+export function markTracingEnabled(on: boolean): void {
+  enabled = on;
+}
+
+export function tracingEnabled(): boolean {
+  return enabled;
+}
+
+/**
+ * Runs `work` in a span (a child of the active one, or of `parent`), recording a thrown error.
+ * `expected(error)` marks errors that end work on purpose (a stop, a wait for input): they end
+ * the span without an error status.
+ */
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span) => Promise<T>,
+  options: { parent?: Context; kind?: SpanKind; expected?: (error: unknown) => boolean } = {},
+): Promise<T> {
+  return tracer().startActiveSpan(
+    name,
+    { attributes, kind: options.kind ?? SpanKind.INTERNAL },
+    options.parent ?? context.active(),
+    async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        if (!options.expected?.(error)) {
+          span.recordException(error as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
+        }
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+/** The active span's W3C `traceparent`, to store beside work another process will run; null when tracing is off. */
+export function currentTraceContext(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** The context a stored `traceparent` continues (the root context when there is none). */
+export function traceContextFrom(traceparent: string | null | undefined): Context {
+  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+}
+
+/** The context of incoming HTTP headers (`traceparent`, `tracestate`). */
+export function traceContextOfHeaders(headers: Record<string, string>): Context {
+  return propagation.extract(ROOT_CONTEXT, headers);
+}
+
+/**
+ * The AI SDK's telemetry switch for a model call: GenAI spans (`gen_ai.*`) when tracing is on;
+ * prompts and completions only when the operator opts in with
+ * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
+ */
+export function modelTelemetry(functionId: string) {
+  const content = process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true';
+  return { isEnabled: enabled, functionId, recordInputs: content, recordOutputs: content };
+}
+
+export { SpanKind };

@@ -1,0 +1,158 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../src/store/conformance/harness.ts';
+import { within } from '../support/bounds.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = join(root, 'bin', 'quarry');
+const fixtures = join(root, 'test', 'fixtures', 'corpus');
+
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: { key: string; value: Record<string, unknown> }[];
+  service: string;
+}
+
+/** An OTLP/HTTP collector (JSON, as the OpenTelemetry exporter sends it): keeps every span it is sent. */
+async function collector(): Promise<{ url: string; spans: Span[]; server: Server }> {
+  const spans: Span[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      if (request.url === '/v1/traces') {
+        const parsed = JSON.parse(body) as {
+          resourceSpans: {
+            resource: { attributes: Span['attributes'] };
+            scopeSpans: { spans: Omit<Span, 'service'>[] }[];
+          }[];
+        };
+        for (const resource of parsed.resourceSpans) {
+          const service = resource.resource.attributes.find((each) => each.key === 'service.name')?.value
+            .stringValue as string;
+          for (const scope of resource.scopeSpans) for (const span of scope.spans) spans.push({ ...span, service });
+        }
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, server };
+}
+
+const attribute = (span: Span, key: string) => {
+  const value = span.attributes.find((each) => each.key === key)?.value;
+  return value === undefined ? undefined : Object.values(value)[0];
+};
+
+describe('OpenTelemetry traces from the built CLI', () => {
+  let fake: FakeOpenAiServer;
+  let traces: Awaited<ReturnType<typeof collector>>;
+  let home: string;
+  let docs: string;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+    traces = await collector();
+    home = mkdtempSync(join(tmpdir(), 'quarry-traces-'));
+    docs = join(home, 'docs');
+    cpSync(fixtures, docs, { recursive: true });
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await fake?.stop();
+    await new Promise((resolve) => traces?.server.close(resolve));
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('continues a request’s trace into the worker that runs it: run, steps, model calls, search', {
+    timeout: within(120_000),
+  }, async () => {
+    const env = {
+      ...process.env,
+      QUARRY_HOME: home,
+      QUARRY_LLM_BASE_URL: fake.baseUrl,
+      QUARRY_LLM_API_KEY: 'k',
+      QUARRY_SERVER_MODELS: 'openai-compatible:fake',
+      OTEL_EXPORTER_OTLP_ENDPOINT: traces.url,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    };
+    const start = (args: string[], service: string) => {
+      const child = spawn(process.execPath, [bin, ...args], {
+        env: { ...env, OTEL_SERVICE_NAME: service },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk) => (stderr += chunk));
+      children.push(child);
+      return { child, stderr: () => stderr, exited: new Promise((resolve) => child.on('exit', resolve)) };
+    };
+    const server = start(['serve', '--port', '0', '--docs', docs, '--no-runner'], 'quarry-api');
+    await eventually(() => /listening on (http:\/\/\S+?) /.test(server.stderr()), 30_000);
+    const url = /listening on (http:\/\/\S+?) /.exec(server.stderr())![1]!;
+    // The caller's own trace: the request carries it, and everything the run does belongs to it.
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const created = await (
+      await fetch(`${url}/api/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+        body: JSON.stringify({
+          question: 'How does tidal power generate electricity?',
+          settings: { maxIterations: 1, model: 'openai-compatible:fake' },
+        }),
+      })
+    ).json();
+    const worker = start(['worker', '--concurrency', '1'], 'quarry-worker');
+    await eventually(
+      async () => (await (await fetch(`${url}/api/sessions/${created.id}`)).json()).status === 'completed',
+      60_000,
+    );
+    worker.child.kill('SIGTERM');
+    server.child.kill('SIGTERM');
+    await Promise.all([worker.exited, server.exited]);
+
+    const inTrace = traces.spans.filter((span) => span.traceId === traceId);
+    const request = inTrace.find((span) => span.service === 'quarry-api' && span.name === 'POST /api/sessions');
+    expect(request, JSON.stringify(traces.spans.map((span) => span.name))).toBeDefined();
+    expect(request!.parentSpanId).toBe('00f067aa0ba902b7');
+    // The worker's run continues the request's span, through the store.
+    const run = inTrace.find((span) => span.name === 'quarry.run');
+    expect(run).toMatchObject({ service: 'quarry-worker', parentSpanId: request!.spanId });
+    expect(attribute(run!, 'quarry.session.id')).toBe(created.id);
+    const steps = inTrace.filter((span) => span.name === 'quarry.step');
+    expect(steps.length).toBeGreaterThan(5);
+    expect(steps.every((span) => span.parentSpanId === run!.spanId)).toBe(true);
+    expect(new Set(steps.map((span) => attribute(span, 'quarry.step.kind')))).toEqual(new Set(['task', 'llm']));
+    // Model calls follow the GenAI conventions (the AI SDK's own spans), under their step.
+    const stepIds = new Set(steps.map((span) => span.spanId));
+    const modelCalls = inTrace.filter((span) => attribute(span, 'gen_ai.request.model') !== undefined);
+    expect(modelCalls.length).toBeGreaterThan(0);
+    expect(modelCalls.some((span) => Number(attribute(span, 'gen_ai.usage.input_tokens')) > 0)).toBe(true);
+    const roots = modelCalls.map((span) => {
+      let current: Span | undefined = span;
+      while (current && !stepIds.has(current.spanId))
+        current = inTrace.find((each) => each.spanId === current!.parentSpanId);
+      return current;
+    });
+    expect(roots.every(Boolean)).toBe(true);
+    // No prompt text unless the operator opts in.
+    expect(modelCalls.some((span) => attribute(span, 'ai.prompt') !== undefined)).toBe(false);
+    expect(inTrace.some((span) => span.name === 'quarry.search')).toBe(true);
+    expect(traces.spans.some((span) => span.name === 'quarry.lease.claim' && span.service === 'quarry-worker')).toBe(
+      true,
+    );
+  });
+});
