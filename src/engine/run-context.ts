@@ -1,5 +1,6 @@
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { type EventDataMap, type EventType, event } from '../shared/events.ts';
+import { reportOperation } from '../shared/operations.ts';
 import { withRetry } from '../shared/retry.ts';
 import { inSpan } from '../shared/tracing.ts';
 import type {
@@ -411,6 +412,16 @@ export class RunContext {
       this.completedAfterAll(key),
     );
     this.records.set(key, completed);
+    reportOperation({
+      type: 'step-end',
+      kind,
+      status: 'completed',
+      durationMs: elapsed(),
+      model: result.usage?.model,
+      inputTokens: result.usage?.inputTokens,
+      outputTokens: result.usage?.outputTokens,
+      costUsd: result.usage?.costUsd,
+    });
     return output;
   }
 
@@ -422,6 +433,7 @@ export class RunContext {
     if (reason instanceof InterruptSignal) {
       // Interrupted steps are retried on resume like failed ones, without counting as crashes.
       const info: ErrorInfo = { code: 'INTERRUPTED', message: reason.message };
+      reportOperation({ type: 'step-end', kind, status: 'interrupted', durationMs });
       const events = [event('step-end', { key, phase, kind, status: 'interrupted', durationMs })];
       await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: info, events })).catch(
         () => undefined,
@@ -429,6 +441,7 @@ export class RunContext {
       return reason;
     }
     const info = stepErrorInfo(error);
+    reportOperation({ type: 'step-end', kind, status: 'failed', durationMs });
     const events = [event('step-end', { key, phase, kind, status: 'failed', durationMs, error: info })];
     await this.write(() => this.store.failStep(this.lease, { runId: this.runId, key, error: info, events }));
     return new QuarryError('STEP_FAILED', `Step "${key}" failed: ${info.message}`, {
@@ -464,8 +477,9 @@ export class RunContext {
           baseDelayMs: 250,
           maxDelayMs: 5_000,
           signal: this.signal,
-          onRetry: () => {
+          onRetry: ({ error }) => {
             retried = true;
+            reportOperation({ type: 'store-retry', code: isQuarryError(error) ? error.code : 'INTERNAL' });
           },
         },
       );

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
+import { reportOperation } from '../shared/operations.ts';
 import { withRetry } from '../shared/retry.ts';
 import { inSpan, SpanKind, traceContextFrom } from '../shared/tracing.ts';
 import type {
@@ -103,6 +104,7 @@ export async function claimOrTakeOver(
     const session = await store.getSession(input.sessionId);
     if (!holderIsDead(session.lease)) throw error;
     const lease = session.lease!;
+    reportOperation({ type: 'lease-claim', takeover: true });
     return inSpan(
       'quarry.lease.takeover',
       {
@@ -216,7 +218,12 @@ export class Runner {
       done: Promise.resolve({ sessionId: lease.sessionId, status: 'failed' }),
     };
     this.active.set(lease.sessionId, activation);
-    activation.done = this.activate(lease, activation).finally(() => {
+    reportOperation({ type: 'run-start' });
+    activation.done = this.activate(lease, activation).then((result) => {
+      reportOperation({ type: 'run-end', status: result.status });
+      return result;
+    });
+    activation.done = activation.done.finally(() => {
       this.active.delete(lease.sessionId);
       if (this.looping) this.wake();
     });
@@ -307,7 +314,13 @@ export class Runner {
           ...thisProcess,
         });
         span.setAttribute('quarry.session.id', claimed?.sessionId ?? '');
-        if (claimed) span.setAttribute('quarry.lease.epoch', claimed.epoch);
+        if (claimed) {
+          span.setAttributes({
+            'quarry.lease.epoch': claimed.epoch,
+            'quarry.lease.takeover': claimed.tookOver === true,
+          });
+          reportOperation({ type: 'lease-claim', takeover: claimed.tookOver === true });
+        }
         return claimed;
       });
       if (!lease) return;

@@ -1,13 +1,16 @@
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { QUARRY_VERSION } from '../config/version.ts';
 import type { Runner } from '../engine/runner.ts';
+import { onOperation } from '../shared/operations.ts';
 import type { Store } from '../store/store.ts';
 
 /**
  * What an operator scrapes at `/metrics` (Prometheus text format): the queue by status across every
  * user (read from the store at each scrape, so every node of a fleet reports the same queue), this
  * process's runner (sessions it runs, its concurrency), the event streams it holds open, and Node's
- * own process metrics. Counts only: no session, user or document text.
+ * own process metrics; and what this process did since it started (runs, steps, tokens, lease
+ * claims, store retries, how late events reached their streams), from `shared/operations.ts`.
+ * Counts only: no session, user or document text.
  */
 export interface ServerMetrics {
   registry: Registry;
@@ -56,6 +59,76 @@ export function serverMetrics(dependencies: { store: Store; runner?: Runner }): 
     name: 'quarry_event_streams',
     help: 'Event streams (SSE: session events, feeds, streamed chat and MCP answers) open on this process.',
     registers: [registry],
+  });
+  const runsStarted = new Counter({
+    name: 'quarry_runs_started_total',
+    help: "Activations this process's runner started (a run resumed after a crash or a hand-over starts again).",
+    registers: [registry],
+  });
+  const runsEnded = new Counter({
+    name: 'quarry_runs_ended_total',
+    help: 'Activations that ended here, by how: completed, waiting (for input), interrupted, queued (handed over), failed, lease-lost, unrecorded.',
+    labelNames: ['status'],
+    registers: [registry],
+  });
+  const steps = new Histogram({
+    name: 'quarry_step_duration_seconds',
+    help: 'Live steps (replayed ones are not run) by kind (task, llm, input…) and how they ended.',
+    labelNames: ['kind', 'status'],
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'quarry_model_tokens_total',
+    help: 'Tokens of completed model steps, by model and direction (input, output).',
+    labelNames: ['model', 'direction'],
+    registers: [registry],
+  });
+  const cost = new Counter({
+    name: 'quarry_model_cost_usd_total',
+    help: 'Cost of completed model steps in dollars, by model (with QUARRY_PRICE_PER_MTOK or a known price).',
+    labelNames: ['model'],
+    registers: [registry],
+  });
+  const claims = new Counter({
+    name: 'quarry_lease_claims_total',
+    help: 'Sessions this process claimed; takeover="true" when it took over a dead holder\'s lease.',
+    labelNames: ['takeover'],
+    registers: [registry],
+  });
+  const storeRetries = new Counter({
+    name: 'quarry_store_retries_total',
+    help: 'Store calls tried again after a busy or unreachable database, by error code.',
+    labelNames: ['code'],
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: 'quarry_event_delivery_lag_seconds',
+    help: "From an event's commit to its write on an event stream of this process (the database's clock against this one's).",
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  onOperation((signal) => {
+    switch (signal.type) {
+      case 'run-start':
+        return runsStarted.inc();
+      case 'run-end':
+        return runsEnded.inc({ status: signal.status });
+      case 'step-end':
+        steps.observe({ kind: signal.kind, status: signal.status }, signal.durationMs / 1000);
+        if (signal.model) {
+          if (signal.inputTokens) tokens.inc({ model: signal.model, direction: 'input' }, signal.inputTokens);
+          if (signal.outputTokens) tokens.inc({ model: signal.model, direction: 'output' }, signal.outputTokens);
+          if (signal.costUsd) cost.inc({ model: signal.model }, signal.costUsd);
+        }
+        return;
+      case 'lease-claim':
+        return claims.inc({ takeover: String(signal.takeover) });
+      case 'store-retry':
+        return storeRetries.inc({ code: signal.code });
+      case 'event-delivered':
+        return lag.observe(signal.lagMs / 1000);
+    }
   });
   return {
     registry,

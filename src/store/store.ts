@@ -189,6 +189,8 @@ export interface Lease {
   workerId: string;
   epoch: number;
   expiresAt: number;
+  /** Set by `claimNext` when the claim took a lapsed lease over (its holder died). */
+  tookOver?: boolean;
 }
 
 /** What fenced writes carry: the claim they were made under. */

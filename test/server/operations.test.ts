@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { readSse } from '../support/sse.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
@@ -68,6 +69,35 @@ describe('operating a server: /metrics and /readyz (issue 36)', () => {
     expect(sample(await scrape(), 'quarry_event_streams')).toBe(1);
     feed.abort();
     await eventually(async () => sample(await scrape(), 'quarry_event_streams') === 0);
+  });
+
+  it('counts runs, steps by kind, lease claims and how late events reach a stream', async () => {
+    const url = server!.url;
+    const created = await (
+      await fetch(`${url}/api/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'How does tidal power generate electricity?' }),
+      })
+    ).json();
+    // A reader follows the run as it happens: its events' delivery lag is measured.
+    await readSse(`${url}/api/sessions/${created.id}/events`, {}, (events) =>
+      events.some((event) => event.event === 'run-end'),
+    );
+    await eventually(
+      async () => (await (await fetch(`${url}/api/sessions/${created.id}`)).json()).status === 'completed',
+    );
+    const text = await (await fetch(`${url}/metrics`)).text();
+    expect(sample(text, 'quarry_runs_started_total')).toBe(1);
+    expect(sample(text, 'quarry_runs_ended_total{status="completed"}')).toBe(1);
+    expect(sample(text, 'quarry_lease_claims_total{takeover="false"}')).toBe(1);
+    const steps = sample(text, 'quarry_step_duration_seconds_count{kind="task",status="completed"}')!;
+    const completedSteps = (await (await fetch(`${url}/api/sessions/${created.id}/steps`)).json()).steps.filter(
+      (step: { kind: string; status: string }) => step.kind === 'task' && step.status === 'completed',
+    ).length;
+    expect(steps).toBe(completedSteps);
+    expect(sample(text, 'quarry_event_delivery_lag_seconds_count')).toBeGreaterThan(0);
+    expect(text).toMatch(/^quarry_event_delivery_lag_seconds_bucket\{le="0\.25"\} \d+$/m);
   });
 
   it('is ready while the store answers and the runner claims; not ready once either stops', async () => {

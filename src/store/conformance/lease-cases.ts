@@ -75,10 +75,12 @@ export function leaseCases(use: () => TestDatabase): void {
     const a = await store.claimNext({ workerId: 'w1', ttlMs: 50 });
     const b = await store.claimNext({ workerId: 'w1', ttlMs: 10_000 });
     expect([a?.sessionId, b?.sessionId].sort()).toEqual([first.id, second.id].sort());
+    expect(a?.tookOver).toBe(false);
     expect(await store.claimNext({ workerId: 'w2', ttlMs: 10_000 })).toBeNull();
     await sleep(80);
     const reclaimed = await store.claimNext({ workerId: 'w2', ttlMs: 10_000 });
-    expect(reclaimed).toMatchObject({ sessionId: a!.sessionId, workerId: 'w2', epoch: 2 });
+    // A lapsed lease taken over says so (an operator's takeover count).
+    expect(reclaimed).toMatchObject({ sessionId: a!.sessionId, workerId: 'w2', epoch: 2, tookOver: true });
   });
 
   it("counts every user's sessions by status as listings show them: a lapsed lease is interrupted", async () => {

@@ -2,6 +2,7 @@ import type { Client, ClientBase, Pool, PoolClient } from 'pg';
 import pg from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
 import { isQuarryError, isRetryable, QuarryError, storeClosed } from '../../shared/errors.ts';
+import { reportOperation } from '../../shared/operations.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
@@ -313,6 +314,8 @@ export class PostgresDriver implements SqlDriver {
         if (!(error instanceof NotSent)) throw error;
         const delay = this.reconnectDelaysMs[tries];
         if (delay === undefined || this.closed) throw error.error;
+        const mapped = error.error;
+        reportOperation({ type: 'store-retry', code: isQuarryError(mapped) ? mapped.code : 'STORE_UNAVAILABLE' });
         await this.clock.sleep(delay);
       }
     }

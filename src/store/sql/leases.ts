@@ -129,7 +129,7 @@ export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise
         await appendEventsInTx(ctx, tx, row.id, [{ type: 'run-error', data: { code: 'CLAIM_LIMIT', message } }]);
         return 'parked';
       }
-      return takeLease(ctx, tx, {
+      const lease = await takeLease(ctx, tx, {
         sessionId: row.id,
         workerId: input.workerId,
         ttlMs: input.ttlMs,
@@ -137,6 +137,7 @@ export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise
         pid: input.pid,
         fromStatuses: ['queued', 'running'],
       });
+      return lease && { ...lease, tookOver: orphan !== undefined };
     });
     if (outcome !== 'parked') return outcome;
   }
