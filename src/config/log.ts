@@ -7,6 +7,11 @@ export interface LogFields {
   sessionId?: string;
   runId?: string;
   workerId?: string;
+  /** The OpenTelemetry trace of the run, when tracing is on. */
+  traceId?: string;
+  /** How a run ended, and how long it took. */
+  status?: string;
+  durationMs?: number;
 }
 
 /** A line for the operator: what happened, the error if it is one, and what it is about. */

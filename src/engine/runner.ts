@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
+import type { Log } from '../config/log.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
 import { reportOperation } from '../shared/operations.ts';
@@ -39,8 +40,8 @@ export interface RunnerOptions {
   maxClaims?: number;
   /** Safety-net poll for runnable sessions when no notification arrives. Default min(5 s, lease TTL). */
   pollMs?: number;
-  /** Where unexpected errors of the worker loop go, with what they are about. Default `console.error`. */
-  log?: (message: string, error?: unknown, fields?: { sessionId?: string; workerId?: string }) => void;
+  /** Where the worker loop's lines go (a line per run, and unexpected errors), with what they are about. Default `console.error`. */
+  log?: Log;
 }
 
 /**
@@ -81,6 +82,9 @@ interface Activation {
   controller: AbortController;
   context: RunContext | null;
   done: Promise<ActivationResult>;
+  /** The run, once read, and its trace when tracing is on: what the run's log line names. */
+  runId?: string;
+  traceId?: string;
 }
 
 /** A stop, a hand-over, a wait for input or a lost lease: how a run ends on purpose, not an error. */
@@ -324,14 +328,30 @@ export class Runner {
         return claimed;
       });
       if (!lease) return;
+      const started = Date.now();
       if (!this.looping) {
         // Shut down while the claim was in flight: give the session straight back.
         await this.store.release(lease, { status: 'queued' });
         return;
       }
       // An activation settles its own errors; anything left is logged, never an unhandled rejection.
-      void this.execute(lease)
+      const running = this.execute(lease);
+      const activation = this.active.get(lease.sessionId);
+      void running
         .then((result) => {
+          // One line per run for the operator: which session and run, how it ended, how long, its trace.
+          this.log(
+            `quarry worker ${this.workerId}: session ${lease.sessionId} ${result.status}${result.error ? ` (${result.error.code})` : ''} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+            undefined,
+            {
+              workerId: this.workerId,
+              sessionId: lease.sessionId,
+              runId: activation?.runId,
+              traceId: activation?.traceId,
+              status: result.status,
+              durationMs: Date.now() - started,
+            },
+          );
           // Nobody waits for a claimed session's result: what could not be recorded is said here.
           if (result.status === 'unrecorded')
             this.log(
@@ -419,7 +439,11 @@ export class Runner {
             'quarry.lease.epoch': lease.epoch,
             'quarry.run.replayed_steps': resumePoint.completedSteps,
           },
-          () => workflow.run(context, run.input),
+          (span) => {
+            activation.runId = run.id;
+            if (span.isRecording()) activation.traceId = span.spanContext().traceId;
+            return workflow.run(context, run.input);
+          },
           { parent: traceContextFrom(run.traceContext), kind: SpanKind.CONSUMER, expected: endsOnPurpose },
         );
       } finally {

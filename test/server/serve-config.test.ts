@@ -73,15 +73,32 @@ describe('quarry serve with a config file', () => {
   });
   it('logs one JSON object per line with QUARRY_LOG_FORMAT=json, and refuses a format it does not know (issue 36)', async () => {
     const env = { PATH: process.env.PATH, HOME: home, QUARRY_HOME: join(home, 'quarry'), QUARRY_LLM_API_KEY: 'k' };
-    const server = spawn(process.execPath, [join(root, 'bin', 'quarry'), 'serve', '--port', '0'], {
-      env: { ...env, QUARRY_LOG_FORMAT: 'json' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const server = spawn(
+      process.execPath,
+      [join(root, 'bin', 'quarry'), 'serve', '--port', '0', '--docs', join(home, 'docs')],
+      {
+        env: { ...env, QUARRY_LOG_FORMAT: 'json', QUARRY_LLM_BASE_URL: fake.baseUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     server.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+    let sessionId = '';
     try {
       await eventually(() => stderr.includes('listening on'), 30_000);
+      // A research run the server's runner runs: one line says how it ended.
+      const url = /listening on (http:\/\/\S+?) /.exec(stderr)![1]!;
+      sessionId = (
+        await (
+          await fetch(`${url}/api/sessions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ question: 'How does tidal power generate electricity?' }),
+          })
+        ).json()
+      ).id;
+      await eventually(() => stderr.includes(`session ${sessionId} completed`), 60_000);
       server.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
@@ -99,6 +116,17 @@ describe('quarry serve with a config file', () => {
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(lines.at(-1)).toMatchObject({ level: 'info', msg: expect.stringContaining('shutting down') });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        sessionId,
+        runId: expect.any(String),
+        status: 'completed',
+        durationMs: expect.any(Number),
+      }),
+    );
+    // No question or document text in the log.
+    expect(stderr).not.toContain('tidal');
 
     const refused = spawn(process.execPath, [join(root, 'bin', 'quarry'), 'worker'], {
       env: { ...env, QUARRY_LOG_FORMAT: 'xml' },
