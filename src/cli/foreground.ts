@@ -66,7 +66,17 @@ export async function runInForeground(
     else console.error(`\nSession ${short} was deleted while it ran; nothing is left of it.`);
     return exitCodes.notFound;
   }
-  return report(runtime, sessionId, result, progress.printedReport);
+  // A lost lease: another worker holds it now, or nobody does (the store was away longer than the
+  // lease lasted, so it lapsed without anyone taking it). The message says which.
+  const holder =
+    result.status === 'lease-lost'
+      ? await context.store.getSession(sessionId).then(
+          // `running` as listings say it: a lease that has not lapsed (the database clock decides).
+          (session) => (session.status === 'running' ? (session.lease?.workerId ?? null) : null),
+          () => null,
+        )
+      : null;
+  return report(runtime, sessionId, result, progress.printedReport, holder);
 }
 
 async function deleted(store: { getSession(id: string): Promise<unknown> }, sessionId: string): Promise<boolean> {
@@ -77,7 +87,13 @@ async function deleted(store: { getSession(id: string): Promise<unknown> }, sess
 }
 
 /** The outcome; `printed` is what of the report was already shown as it was written. */
-function report(runtime: CliRuntime, sessionId: string, result: ActivationResult, printed: string): number {
+function report(
+  runtime: CliRuntime,
+  sessionId: string,
+  result: ActivationResult,
+  printed: string,
+  holder: string | null = null,
+): number {
   const short = shortId(sessionId);
   const output = result.output as ResearchOutput | undefined;
   if (runtime.json)
@@ -118,7 +134,9 @@ function report(runtime: CliRuntime, sessionId: string, result: ActivationResult
     case 'lease-lost':
       if (!runtime.json)
         printLine(
-          `\nAnother worker took over session ${short}; it continues there. Watch it with: quarry show ${short}`,
+          holder
+            ? `\nAnother worker (${holder}) took over session ${short}; it continues there. Watch it with: quarry show ${short}`
+            : `\nSession ${short} stopped: its lease lapsed while the store could not be reached, and no other worker has taken it. Nothing completed is lost. Resume it with: quarry resume ${short}`,
         );
       return exitCodes.conflict;
     default:
