@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { invalidInput } from '../../../shared/errors.ts';
+import { invalidInput, isQuarryError } from '../../../shared/errors.ts';
 import type { Corpus, CorpusDocument } from '../../../store/store.ts';
 import { type DocumentKind, kindFromPath } from '../../extract/extracted-document.ts';
 import { findDuplicates } from './duplicates.ts';
@@ -154,6 +154,7 @@ async function indexFolder(
         report.passages += document.passages.length;
         report.chars += document.chars;
       } catch (error) {
+        if (storeFailed(error)) throw error;
         report.skipped.push({ path, reason: (error as Error).message || String(error) });
       } finally {
         options.onProgress?.({ done: ++done, total: files.length, path });
@@ -194,6 +195,7 @@ async function indexFolder(
         }
       }
     } catch (error) {
+      if (storeFailed(error)) throw error;
       report.skipped.push({ path, reason: (error as Error).message || String(error) });
     }
     options.onProgress?.({ done: ++done, total: files.length, path });
@@ -221,6 +223,14 @@ async function markDuplicates(store: Corpus, folder: string): Promise<void> {
 
 /** Files read ahead per extract thread: enough to keep every thread busy while the batch is stored. */
 const BATCH_PER_THREAD = 4;
+
+/**
+ * A failure of the store, not of a file (a full disk, a lost database): indexing stops and says so,
+ * instead of reporting every remaining file as skipped.
+ */
+function storeFailed(error: unknown): boolean {
+  return isQuarryError(error) && error.code.startsWith('STORE_');
+}
 
 /**
  * Brings the corpus in line with the folders: new and changed files are extracted, chunked and

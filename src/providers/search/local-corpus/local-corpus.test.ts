@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { minimalPdf } from '../../../../test/support/minimal-pdf.ts';
+import { QuarryError } from '../../../shared/errors.ts';
 import type { StoreHarness, TestDatabase } from '../../../store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../../store/postgres/postgres-harness.ts';
 import { sqliteHarness } from '../../../store/sqlite/sqlite-harness.ts';
@@ -187,6 +188,28 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         expect(text).toContain('waggle');
         expect(text).not.toContain('tracking');
         expect(text).not.toContain('Copyright');
+      });
+
+      it('stops at a store failure (a full disk) instead of reporting every file skipped', async () => {
+        // The SQLite driver's own answer to SQLITE_FULL, from the third document on.
+        let writes = 0;
+        const full = new Proxy(database.store, {
+          get(target, name, receiver) {
+            if (name !== 'upsertDocument') return Reflect.get(target, name, receiver);
+            return (input: Parameters<typeof target.upsertDocument>[0]) => {
+              if (++writes > 2)
+                return Promise.reject(
+                  new QuarryError('STORE_UNAVAILABLE', 'Cannot write the SQLite database: database or disk is full'),
+                );
+              return target.upsertDocument(input);
+            };
+          },
+        });
+        await expect(indexFolders(full, [folder])).rejects.toMatchObject({
+          code: 'STORE_UNAVAILABLE',
+          message: expect.stringContaining('disk is full'),
+        });
+        expect(writes).toBe(3);
       });
 
       it('ranks the passage that answers each labeled question first', async () => {
