@@ -66,6 +66,12 @@ describe('operating a server: /metrics and /readyz (issue 36)', () => {
     const feed = new AbortController();
     const stream = await fetch(`${url}/api/sessions/feed`, { signal: feed.signal });
     expect(stream.status).toBe(200);
+    // A stream first tells its client how long to wait before reconnecting: 2-8 s at random, so a
+    // restarted server's clients come back spread out, not as one storm.
+    const first = new TextDecoder().decode((await stream.body!.getReader().read()).value);
+    const retry = Number(/^retry: (\d+)\n\n/.exec(first)?.[1]);
+    expect(retry).toBeGreaterThanOrEqual(2_000);
+    expect(retry).toBeLessThan(8_000);
     expect(sample(await scrape(), 'quarry_event_streams')).toBe(1);
     feed.abort();
     await eventually(async () => sample(await scrape(), 'quarry_event_streams') === 0);

@@ -44,6 +44,11 @@ const routes = {
   }),
 };
 
+/** The reconnection delay an event stream asks its client for: 2 to 8 seconds, at random. */
+export function reconnectDelayMs(random: () => number = Math.random): number {
+  return 2_000 + Math.floor(random() * 6_000);
+}
+
 /**
  * An SSE response that keeps the connection alive with heartbeats, ends when the client goes, and
  * says why it ends when it fails (an `error` event), so a client never waits on a dead stream.
@@ -57,6 +62,9 @@ export function liveStream(
   return streamSSE(c, async (stream) => {
     const controller = new AbortController();
     stream.onAbort(() => controller.abort());
+    // How long a client waits before reconnecting, spread over a few seconds: when a server restarts,
+    // its hundreds of clients come back over that time instead of all at once.
+    await stream.write(`retry: ${reconnectDelayMs()}\n\n`);
     const heartbeat = setInterval(
       () => void stream.write(': heartbeat\n\n').catch(() => controller.abort()),
       (dependencies.heartbeatSeconds ?? 15) * 1000,
