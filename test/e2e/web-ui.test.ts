@@ -367,6 +367,25 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       await reader.close();
     }
   });
+  it('imports a session file from the browser, and says what is wrong with a bad one', {
+    timeout: within(60_000),
+  }, async () => {
+    const [session] = (await (await fetch(`${server.url}/api/sessions?status=completed`)).json()).sessions;
+    const file = await (await fetch(`${server.url}/api/sessions/${session.id}/export?format=json`)).text();
+    expect((await fetch(`${server.url}/api/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(204);
+    await page.goto(server.url);
+    const input = page.getByLabel(/Or import a session file/);
+    await input.setInputFiles({
+      name: 'broken.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"format": 1'),
+    });
+    await page.getByRole('alert').filter({ hasText: 'broken.json' }).waitFor();
+    await input.setInputFiles({ name: 'session.quarry.json', mimeType: 'application/json', buffer: Buffer.from(file) });
+    await page.waitForURL(`${server.url}/sessions/${session.id}`);
+    await page.locator('.report article').waitFor();
+    expect((await (await fetch(`${server.url}/api/sessions/${session.id}`)).json()).status).toBe('completed');
+  });
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {
       method: 'POST',

@@ -87,6 +87,9 @@ export const api = {
   createSession: (body: { question: string; settings?: Record<string, unknown>; docs?: string[]; search?: string[] }) =>
     request<SessionSummary>('/api/sessions', { method: 'POST', body: json(body) }),
   getSession: (id: string) => request<SessionDetail>(sessionPath(id)),
+  /** A session file's text (quarry export --format json, or a legacy per-session file), sent as it is. */
+  importSession: (fileText: string) =>
+    request<SessionSummary>('/api/sessions/import', { method: 'POST', body: fileText }),
   rename: (id: string, title: string) =>
     request<SessionSummary>(sessionPath(id), { method: 'PATCH', body: json({ title }) }),
   remove: (id: string) => request<void>(sessionPath(id), { method: 'DELETE' }),

@@ -42,6 +42,19 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
     }
   }
 
+  async function importFile(file: File) {
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api.importSession(await file.text());
+      navigate(`/sessions/${session.id}`);
+    } catch (caught) {
+      setError(`${file.name}: ${(caught as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
   const allFolders = capabilities?.documentFolders.map((folder) => folder.name) ?? [];
   const chosen = folders ?? allFolders;
   return (
@@ -145,6 +158,19 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
       <button className="primary" type="submit" disabled={busy || !online || !question.trim()}>
         {busy ? 'Starting…' : 'Start research'}
       </button>
+      <label className="import-file">
+        Or import a session file (exported as JSON, here or by <code>quarry export --format json</code>)
+        <input
+          type="file"
+          accept=".json,application/json"
+          disabled={busy || !online}
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            event.target.value = '';
+            if (file) void importFile(file);
+          }}
+        />
+      </label>
     </form>
   );
 }
