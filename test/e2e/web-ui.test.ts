@@ -146,7 +146,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.locator('header .badge.interrupted').waitFor({ timeout: within(20_000) });
     await page.getByRole('button', { name: 'Resume', exact: true }).click();
-    await page.getByText(/· live$/).waitFor({ timeout: within(20_000) });
+    await page.getByText(/· live · running for/).waitFor({ timeout: within(20_000) });
     await server.close();
     const banner = page.getByRole('status').filter({ hasText: 'Connection to the server lost' });
     await banner.waitFor({ timeout: within(20_000) });
@@ -385,6 +385,41 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await page.waitForURL(`${server.url}/sessions/${session.id}`);
     await page.locator('.report article').waitFor();
     expect((await (await fetch(`${server.url}/api/sessions/${session.id}`)).json()).status).toBe('completed');
+  });
+  it('shows how long a run has been going, and says when it finishes in a background tab', {
+    timeout: within(90_000),
+  }, async () => {
+    const background = await browser.newPage();
+    try {
+      // A tab the person left: hidden, with notifications allowed (recorded instead of shown).
+      await background.addInitScript(() => {
+        Object.defineProperty(document, 'hidden', { get: () => true });
+        const shown: { title: string; body?: string }[] = [];
+        (window as unknown as { shown: typeof shown }).shown = shown;
+        class RecordedNotification {
+          static permission = 'granted';
+          static requestPermission = async () => 'granted';
+          constructor(title: string, options: { body?: string } = {}) {
+            shown.push({ title, body: options.body });
+          }
+        }
+        (window as unknown as { Notification: unknown }).Notification = RecordedNotification;
+      });
+      await background.goto(server.url);
+      await background.getByLabel('Question', { exact: true }).fill('What limits tidal barrages?');
+      await background.getByLabel('Model').fill('openai-compatible:fake');
+      await background.getByRole('button', { name: 'Start research' }).click();
+      await background.waitForURL(/\/sessions\/[A-Za-z0-9_-]+$/);
+      await background.getByText(/running for \d+ s/).waitFor({ timeout: within(20_000) });
+      await background.locator('header .badge.completed').waitFor({ timeout: within(60_000) });
+      await expect
+        .poll(() => background.evaluate(() => (window as unknown as { shown: unknown[] }).shown))
+        .toEqual([{ title: 'Research finished', body: expect.stringContaining('tidal barrages') }]);
+      expect(await background.title()).toMatch(/^● .*finished · Quarry$/);
+      expect(await background.getByText(/running for/).count()).toBe(0);
+    } finally {
+      await background.close();
+    }
   });
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {

@@ -66,11 +66,25 @@ export function SessionPage({
   useEffect(() => {
     if (detail) document.title = `${detail.title} (${detail.status}) · Quarry`;
   }, [detail]);
+  // Steps end often: the header's count follows them, read again at most once a second.
+  const stepRefresh = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => {
     const fresh = events.slice(seen.current);
     seen.current = events.length;
     if (fresh.some((event) => refreshOn.has(event.type))) load();
+    else if (fresh.some((event) => event.type === 'step-end') && !stepRefresh.current)
+      stepRefresh.current = setTimeout(() => {
+        stepRefresh.current = null;
+        load();
+      }, 1_000);
   }, [events, load]);
+  useEffect(
+    () => () => {
+      if (stepRefresh.current) clearTimeout(stepRefresh.current);
+    },
+    [],
+  );
+  useFinishNotice(detail);
   // After a reconnect the live stream catches up by itself; the details are read again too.
   useEffect(() => {
     if (connected) load();
@@ -143,7 +157,9 @@ export function SessionPage({
             <span className="muted small">
               {detail.resumePoint.completedSteps}/{detail.resumePoint.knownSteps} steps
               {running ? (connected ? ' · live' : ' · reconnecting…') : ''}
+              {running && <Elapsed since={detail.runs.at(-1)?.createdAt} />}
             </span>
+            {running && <NotifyButton />}
           </p>
           {detail.forkedFrom && (
             <p className="small">
@@ -327,4 +343,63 @@ export function SessionPage({
       )}
     </div>
   );
+}
+
+/** How long the current run has been going, ticking every second (the server's start, this clock). */
+function Elapsed({ since }: { since: string | undefined }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, []);
+  if (!since) return null;
+  const seconds = Math.max(0, Math.round((now - Date.parse(since)) / 1_000));
+  const text = seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return <span className="elapsed"> · running for {text}</span>;
+}
+
+/** Asks once for the browser's permission to say when a run finishes (shown while one runs). */
+function NotifyButton() {
+  const [permission, setPermission] = useState(() =>
+    typeof Notification === 'undefined' ? 'denied' : Notification.permission,
+  );
+  if (permission !== 'default') return null;
+  return (
+    <button
+      type="button"
+      className="link small"
+      onClick={() => void Notification.requestPermission().then(setPermission)}
+    >
+      Notify me when it finishes
+    </button>
+  );
+}
+
+/**
+ * When a run this page watched ends (completed, failed, waiting for a review) while the tab is in the
+ * background, the tab's title says so and, with the browser's permission, a notification does.
+ */
+function useFinishNotice(detail: SessionDetail | null) {
+  const previous = useRef<{ id: string; status: string } | null>(null);
+  useEffect(() => {
+    if (!detail) return;
+    const before = previous.current;
+    previous.current = { id: detail.id, status: detail.status };
+    const wasRunning = before?.id === detail.id && (before.status === 'running' || before.status === 'queued');
+    const ended = detail.status === 'completed' || detail.status === 'failed' || detail.status === 'waiting';
+    if (!wasRunning || !ended || !document.hidden) return;
+    const what =
+      detail.status === 'completed' ? 'finished' : detail.status === 'waiting' ? 'waits for your review' : 'failed';
+    document.title = `● ${detail.title} ${what} · Quarry`;
+    if (typeof Notification !== 'undefined' && Notification.permission === 'granted')
+      new Notification(`Research ${what}`, { body: detail.title, tag: detail.id });
+    // Back in the tab, the title is the page's own again.
+    const seen = () => {
+      if (document.hidden) return;
+      document.title = `${detail.title} (${detail.status}) · Quarry`;
+      document.removeEventListener('visibilitychange', seen);
+    };
+    document.addEventListener('visibilitychange', seen);
+    return () => document.removeEventListener('visibilitychange', seen);
+  }, [detail]);
 }
