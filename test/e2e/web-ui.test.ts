@@ -421,6 +421,33 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       await background.close();
     }
   });
+  it('shows a flag’s reason on screen on a phone, however far down the report the flag is', {
+    timeout: within(60_000),
+  }, async () => {
+    const { sessions } = await (await fetch(`${server.url}/api/sessions?status=completed`)).json();
+    let flaggedId: string | undefined;
+    for (const each of sessions) {
+      const detail = await (await fetch(`${server.url}/api/sessions/${each.id}`)).json();
+      const claims = detail.report.versions.at(-1)?.claims ?? [];
+      if (claims.some((claim: { verdict: string }) => claim.verdict !== 'supported')) flaggedId = each.id;
+    }
+    expect(flaggedId).toBeDefined();
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${server.url}/sessions/${flaggedId}`);
+      const flag = page.locator('.report article button.flag').last();
+      await flag.scrollIntoViewIfNeeded();
+      await flag.click();
+      const reason = page.locator('.flag-reason');
+      await reason.waitFor();
+      const box = (await reason.boundingBox())!;
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.y + box.height).toBeLessThanOrEqual(844);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {
       method: 'POST',

@@ -1,5 +1,6 @@
 import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { api, type SessionDetail } from '../api-client.ts';
+import { conversationTurns } from '../conversation-turns.ts';
 import { useSessionEvents } from '../use-session-events.ts';
 import { CitationPanel } from './CitationPanel.tsx';
 import { Conversation } from './Conversation.tsx';
@@ -130,8 +131,7 @@ export function SessionPage({
   // Until the person picks a tab: the report once there is one, the progress before.
   const shown: Tab = tab ?? (detail.report.versions.length > 0 && !running ? 'report' : 'progress');
   const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
-  const reports = new Set(detail.report.versions.map((version) => version.report));
-  const conversation = detail.messages.slice(1).filter((message) => !reports.has(message.content));
+  const conversation = conversationTurns(detail.messages, detail.report.versions);
   const latest = detail.report.versions.at(-1)?.version ?? 1;
 
   return (
