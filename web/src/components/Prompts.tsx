@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, type Step } from '../api-client.ts';
 
 /** One card per LLM step; a card loads its prompt only when opened. */
-function PromptCard({ sessionId, step }: { sessionId: string; step: Step }) {
+export function PromptCard({ sessionId, step }: { sessionId: string; step: Step }) {
   const [detail, setDetail] = useState<Step | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -16,7 +16,14 @@ function PromptCard({ sessionId, step }: { sessionId: string; step: Step }) {
       <summary>
         {step.phase} · {step.key} · {step.usage?.model ?? 'model'} ·{' '}
         {(step.usage?.inputTokens ?? 0) + (step.usage?.outputTokens ?? 0)} tokens
+        {step.status !== 'completed' && <span className={`badge ${step.status}`}> {step.status}</span>}
       </summary>
+      {/* A failed call says why, before its prompt (what it sent is what to look at next). */}
+      {step.error && (
+        <p className="error">
+          Failed after {step.attempts} {step.attempts === 1 ? 'attempt' : 'attempts'}: {step.error.message}
+        </p>
+      )}
       {error && <p className="error">{error}</p>}
       {!detail && !error && <p className="muted">Loading…</p>}
       {detail && (
@@ -26,7 +33,13 @@ function PromptCard({ sessionId, step }: { sessionId: string; step: Step }) {
           <h4>User input</h4>
           <pre>{detail.prompt?.user ?? ''}</pre>
           <h4>Output</h4>
-          <pre>{JSON.stringify(detail.output, null, 2)}</pre>
+          {detail.status === 'completed' ? (
+            <pre>{JSON.stringify(detail.output, null, 2)}</pre>
+          ) : (
+            <p className="muted">
+              None: the call {detail.status === 'running' ? 'has not finished' : 'did not complete'}.
+            </p>
+          )}
         </>
       )}
     </details>
