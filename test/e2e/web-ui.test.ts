@@ -448,6 +448,39 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       await page.setViewportSize({ width: 1280, height: 800 });
     }
   });
+  it('shows a card with the source and its quoted words when the pointer or focus is on a citation', {
+    timeout: within(60_000),
+  }, async () => {
+    // A finished session whose report cites a source it has.
+    const { sessions } = await (await fetch(`${server.url}/api/sessions?status=completed`)).json();
+    let session: { id: string } | undefined;
+    for (const each of sessions) {
+      const detail = await (await fetch(`${server.url}/api/sessions/${each.id}`)).json();
+      const cited = detail.sources.filter((source: { citation: number | null }) => source.citation !== null);
+      if (cited.some((source: { citation: number }) => detail.report.latest?.includes(`[${source.citation}]`))) {
+        session = each;
+        break;
+      }
+    }
+    await page.goto(`${server.url}/sessions/${session!.id}`);
+    const citation = page.locator('.report article button.citation').first();
+    await citation.waitFor();
+    const number = Number(await citation.getAttribute('data-citation'));
+    const expected = await (await fetch(`${server.url}/api/sessions/${session!.id}/citations/${number}`)).json();
+    await citation.hover();
+    const card = page.getByRole('tooltip');
+    await card.locator('.source-title').waitFor();
+    expect(await card.locator('.source-title').textContent()).toBe(expected.title);
+    if (expected.passages[0])
+      expect(await card.locator('q').textContent()).toContain(expected.passages[0].quote.slice(0, 40));
+    await page.mouse.move(0, 0);
+    await card.waitFor({ state: 'detached' });
+    // The keyboard too: focus shows it, Escape hides it.
+    await citation.focus();
+    await card.locator('.source-title').waitFor();
+    await page.keyboard.press('Escape');
+    await card.waitFor({ state: 'detached' });
+  });
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {
       method: 'POST',

@@ -2,6 +2,7 @@ import { type MouseEvent, useMemo, useState } from 'react';
 import { markClaims } from '../../../src/research/mark-claims.ts';
 import type { SessionDetail } from '../api-client.ts';
 import { renderReport, reportSections } from '../render-report.ts';
+import { CitationCard, type HoveredCitation } from './CitationCard.tsx';
 
 /** Puts text on the clipboard; false when the browser refuses (no permission, not a secure page). */
 export async function copyText(text: string): Promise<boolean> {
@@ -29,6 +30,7 @@ export function Report({
   const [chosen, setChosen] = useState<number | null>(null);
   const [reason, setReason] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  const [hovered, setHovered] = useState<HoveredCitation | null>(null);
   const version = versions.find((each) => each.version === chosen) ?? versions.at(-1);
   const sections = useMemo(() => reportSections(version?.report ?? ''), [version?.report]);
   if (!version) return <p className="muted">No report yet.</p>;
@@ -37,6 +39,15 @@ export function Report({
 
   async function copy(text: string, what: string) {
     setCopied((await copyText(text)) ? `Copied ${what}.` : 'The browser did not allow copying.');
+  }
+
+  /** The `[n]` the pointer or the focus is on, for its card (a touch opens the panel instead). */
+  function onHover(event: { target: EventTarget }) {
+    const button = (event.target as HTMLElement).closest?.('button.citation') as HTMLElement | null;
+    const number = Number(button?.dataset.citation);
+    if (!button || !number) return setHovered(null);
+    const rect = button.getBoundingClientRect();
+    setHovered({ number, version: version!.version, rect: { left: rect.left, top: rect.top, bottom: rect.bottom } });
   }
 
   function onClick(event: MouseEvent<HTMLElement>) {
@@ -110,9 +121,13 @@ export function Report({
           </button>
         </p>
       )}
-      {/* biome-ignore lint/a11y/useKeyWithClickEvents: the buttons inside handle keys themselves (Enter and Space click a button) */}
       <article
         onClick={onClick}
+        onMouseOver={onHover}
+        onFocus={onHover}
+        onMouseLeave={() => setHovered(null)}
+        onBlur={() => setHovered(null)}
+        onKeyDown={(event) => event.key === 'Escape' && setHovered(null)}
         // biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes any HTML in the Markdown; sources never run script
         dangerouslySetInnerHTML={{
           __html: renderReport(markClaims(version.report, flagged as Parameters<typeof markClaims>[1]), {
@@ -121,6 +136,7 @@ export function Report({
           }),
         }}
       />
+      {hovered && <CitationCard sessionId={detail.id} hovered={hovered} />}
     </div>
   );
 }

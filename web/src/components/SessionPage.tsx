@@ -64,9 +64,12 @@ export function SessionPage({
 
   useEffect(load, [load]);
   // The tab says which session it is and how it stands, so a finished run shows in the tab bar.
+  const unseen = useFinishNotice(detail);
   useEffect(() => {
-    if (detail) document.title = `${detail.title} (${detail.status}) · Quarry`;
-  }, [detail]);
+    if (!detail) return;
+    // A run that ended while the tab was in the background is marked until the person looks.
+    document.title = unseen ? `● ${detail.title} ${unseen} · Quarry` : `${detail.title} (${detail.status}) · Quarry`;
+  }, [detail, unseen]);
   // Steps end often: the header's count follows them, read again at most once a second.
   const stepRefresh = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => {
@@ -85,7 +88,6 @@ export function SessionPage({
     },
     [],
   );
-  useFinishNotice(detail);
   // After a reconnect the live stream catches up by itself; the details are read again too.
   useEffect(() => {
     if (connected) load();
@@ -377,29 +379,31 @@ function NotifyButton() {
 
 /**
  * When a run this page watched ends (completed, failed, waiting for a review) while the tab is in the
- * background, the tab's title says so and, with the browser's permission, a notification does.
+ * background: a notification, with the browser's permission, and what the tab's title should say
+ * until the person comes back to it (null otherwise).
  */
-function useFinishNotice(detail: SessionDetail | null) {
+function useFinishNotice(detail: SessionDetail | null): string | null {
   const previous = useRef<{ id: string; status: string } | null>(null);
+  const [unseen, setUnseen] = useState<string | null>(null);
   useEffect(() => {
     if (!detail) return;
     const before = previous.current;
     previous.current = { id: detail.id, status: detail.status };
+    if (before?.id !== detail.id) setUnseen(null);
     const wasRunning = before?.id === detail.id && (before.status === 'running' || before.status === 'queued');
     const ended = detail.status === 'completed' || detail.status === 'failed' || detail.status === 'waiting';
     if (!wasRunning || !ended || !document.hidden) return;
     const what =
       detail.status === 'completed' ? 'finished' : detail.status === 'waiting' ? 'waits for your review' : 'failed';
-    document.title = `● ${detail.title} ${what} · Quarry`;
+    setUnseen(what);
     if (typeof Notification !== 'undefined' && Notification.permission === 'granted')
       new Notification(`Research ${what}`, { body: detail.title, tag: detail.id });
-    // Back in the tab, the title is the page's own again.
-    const seen = () => {
-      if (document.hidden) return;
-      document.title = `${detail.title} (${detail.status}) · Quarry`;
-      document.removeEventListener('visibilitychange', seen);
-    };
+  }, [detail]);
+  useEffect(() => {
+    if (!unseen) return;
+    const seen = () => !document.hidden && setUnseen(null);
     document.addEventListener('visibilitychange', seen);
     return () => document.removeEventListener('visibilitychange', seen);
-  }, [detail]);
+  }, [unseen]);
+  return unseen;
 }
