@@ -15,7 +15,7 @@ const groups: Record<string, string[]> = {
     'compare/compare-crash',
     'compare/compare-fanout',
   ],
-  store: ['store-storage', 'store-listing', 'store-commit-latency'],
+  store: ['store-storage', 'store-listing', 'store-commit-latency', 'store-search'],
   engine: ['engine-overhead', 'engine-resume'],
   sources: ['corpus-index', 'html-index'],
   api: ['api-load', 'answer-stream', 'event-delivery'],

@@ -29,7 +29,7 @@ export function registerLs(program: Command, runtime: CliRuntime): void {
     .command('ls')
     .description('list sessions, newest first')
     .option('--status <statuses>', `only these statuses, comma-separated (${sessionStatuses.join(', ')})`)
-    .option('--search <text>', 'only sessions whose title or question contains the text')
+    .option('--search <text>', 'only sessions whose title, question, report or answers contain the text')
     .option('--limit <n>', 'how many to show (1-500)', '50')
     .action(async (options: { status?: string; search?: string; limit?: string }) => {
       const context = await runtime.open();

@@ -80,6 +80,17 @@ export function sessionCases(use: () => TestDatabase): void {
     expect(ocean.sessions.map((session) => session.id)).toEqual([first.id, third.id]);
     const literal = await store.listSessions({ search: '100%_' });
     expect(literal.sessions).toEqual([]);
+    // What the research wrote is searched too (a report or an answer), never another user's.
+    await store.appendMessage({
+      sessionId: second.id,
+      role: 'assistant',
+      content: '## Calderas\n\nMagma chambers EMPTY out.',
+    });
+    await store.appendMessage({ sessionId: third.id, role: 'user', content: 'and magma chambers?' });
+    expect((await store.listSessions({ search: 'magma chambers' })).sessions.map((session) => session.id)).toEqual([
+      second.id,
+    ]);
+    expect((await store.listSessions({ search: 'magma chambers', ownerId: 'someone-else' })).sessions).toEqual([]);
     await store.updateSession(second.id, { status: 'completed' });
     const completed = await store.listSessions({ status: ['completed'] });
     expect(completed.sessions.map((session) => session.id)).toEqual([second.id]);

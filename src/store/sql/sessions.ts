@@ -124,8 +124,12 @@ export async function listSessions(ctx: SqlContext, options: ListSessionsOptions
   if (options.search) {
     const pattern = `%${escapeLike(options.search)}%`;
     const like = ctx.driver.dialect.likeOperator;
-    where.push(`(title ${like} ? ESCAPE '\\' OR question ${like} ? ESCAPE '\\')`);
-    params.push(pattern, pattern);
+    // The title, the question, and what the research wrote: its reports and answers (a scan of the
+    // owner's answers: ~20 ms over 1,000 sessions with 30 KB reports on SQLite, bench/store-search.ts).
+    where.push(
+      `(title ${like} ? ESCAPE '\\' OR question ${like} ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m WHERE m.session_id = sessions.id AND m.role = 'assistant' AND m.content ${like} ? ESCAPE '\\'))`,
+    );
+    params.push(pattern, pattern, pattern);
   }
   if (options.cursor) {
     const cursor = decodeCursor(options.cursor);

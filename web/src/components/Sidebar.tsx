@@ -145,7 +145,7 @@ export function Sidebar({ current, navigate }: SidebarProps) {
       </button>
       <input
         type="search"
-        placeholder="Search sessions"
+        placeholder="Search titles and reports"
         aria-label="Search sessions"
         value={query}
         onChange={(event) => setQuery(event.target.value)}
