@@ -1,5 +1,8 @@
 import { isQuarryError } from '../shared/errors.ts';
-import type { Journal, Lease } from '../store/store.ts';
+import { reportOperation } from '../shared/operations.ts';
+import { inSpan } from '../shared/tracing.ts';
+import type { ClaimSessionInput, Journal, Lease, Session, Store } from '../store/store.ts';
+import { holderIsDead, thisProcess } from './process-identity.ts';
 
 export interface LeaseKeeperOptions {
   store: Journal;
@@ -51,4 +54,33 @@ export function keepLease(options: LeaseKeeperOptions): { stop(): void } {
       clearInterval(timer);
     },
   };
+}
+
+/**
+ * Claims a session for this process. When another holds it, and that holder was a process on this
+ * machine that no longer exists (killed, crashed), its lease is taken over at once instead of after
+ * it expires: the claim names the exact lease it replaces, so a live holder is never displaced.
+ */
+export async function claimOrTakeOver(
+  store: Pick<Store, 'claimSession'> & { getSession(sessionId: string): Promise<Session> },
+  input: ClaimSessionInput,
+): Promise<Lease> {
+  try {
+    return await store.claimSession({ ...input, ...thisProcess });
+  } catch (error) {
+    if (!isQuarryError(error, 'SESSION_ALREADY_RUNNING')) throw error;
+    const session = await store.getSession(input.sessionId);
+    if (!holderIsDead(session.lease)) throw error;
+    const lease = session.lease!;
+    reportOperation({ type: 'lease-claim', takeover: true });
+    return inSpan(
+      'quarry.lease.takeover',
+      {
+        'quarry.session.id': input.sessionId,
+        'quarry.lease.previous_worker': lease.workerId,
+        'quarry.lease.epoch': lease.epoch,
+      },
+      () => store.claimSession({ ...input, ...thisProcess, takeOverEpoch: lease.epoch }),
+    );
+  }
 }

@@ -16,7 +16,7 @@ import type {
   Store,
 } from '../store/store.ts';
 import { RunSession } from './run-session.ts';
-import { InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
+import { endsOnPurpose, InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
 
 /**
  * Tries of a step's work, the first included, when it fails for a passing reason (a provider down,
@@ -317,10 +317,7 @@ export class RunContext {
         'quarry.step.attempt': (record?.attempts ?? 0) + 1,
       },
       () => this.runLive(spec, record, work),
-      {
-        expected: (error) =>
-          error instanceof InterruptSignal || error instanceof WaitForInputSignal || error instanceof LeaseLostSignal,
-      },
+      { expected: endsOnPurpose },
     );
     this.inFlight.add(promise);
     void promise.catch(() => undefined).finally(() => this.inFlight.delete(promise));

@@ -7,20 +7,12 @@ import { event } from '../shared/events.ts';
 import { reportOperation } from '../shared/operations.ts';
 import { withRetry } from '../shared/retry.ts';
 import { inSpan, SpanKind, traceContextFrom } from '../shared/tracing.ts';
-import type {
-  ClaimSessionInput,
-  ErrorInfo,
-  Lease,
-  ReleaseInput,
-  Session,
-  SessionStatus,
-  Store,
-} from '../store/store.ts';
-import { keepLease } from './lease.ts';
-import { holderIsDead, thisProcess } from './process-identity.ts';
+import type { ErrorInfo, Lease, ReleaseInput, SessionStatus, Store } from '../store/store.ts';
+import { claimOrTakeOver, keepLease } from './lease.ts';
+import { thisProcess } from './process-identity.ts';
 import { computeResumePoint } from './resume-point.ts';
 import { RunContext } from './run-context.ts';
-import { InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
+import { endsOnPurpose, InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
 import type { WorkflowRegistry } from './workflow.ts';
 
 export interface RunnerOptions {
@@ -85,40 +77,6 @@ interface Activation {
   /** The run, once read, and its trace when tracing is on: what the run's log line names. */
   runId?: string;
   traceId?: string;
-}
-
-/** A stop, a hand-over, a wait for input or a lost lease: how a run ends on purpose, not an error. */
-export function endsOnPurpose(error: unknown): boolean {
-  return error instanceof InterruptSignal || error instanceof WaitForInputSignal || error instanceof LeaseLostSignal;
-}
-
-/**
- * Claims a session for this process. When another holds it, and that holder was a process on this
- * machine that no longer exists (killed, crashed), its lease is taken over at once instead of after
- * it expires: the claim names the exact lease it replaces, so a live holder is never displaced.
- */
-export async function claimOrTakeOver(
-  store: Pick<Store, 'claimSession'> & { getSession(sessionId: string): Promise<Session> },
-  input: ClaimSessionInput,
-): Promise<Lease> {
-  try {
-    return await store.claimSession({ ...input, ...thisProcess });
-  } catch (error) {
-    if (!isQuarryError(error, 'SESSION_ALREADY_RUNNING')) throw error;
-    const session = await store.getSession(input.sessionId);
-    if (!holderIsDead(session.lease)) throw error;
-    const lease = session.lease!;
-    reportOperation({ type: 'lease-claim', takeover: true });
-    return inSpan(
-      'quarry.lease.takeover',
-      {
-        'quarry.session.id': input.sessionId,
-        'quarry.lease.previous_worker': lease.workerId,
-        'quarry.lease.epoch': lease.epoch,
-      },
-      () => store.claimSession({ ...input, ...thisProcess, takeOverEpoch: lease.epoch }),
-    );
-  }
 }
 
 /**

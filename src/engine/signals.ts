@@ -33,3 +33,8 @@ export type ActivationSignal = WaitForInputSignal | InterruptSignal | LeaseLostS
 export function isActivationSignal(value: unknown): value is ActivationSignal {
   return value instanceof WaitForInputSignal || value instanceof InterruptSignal || value instanceof LeaseLostSignal;
 }
+
+/** A stop, a hand-over, a wait for input or a lost lease: how a run ends on purpose, not an error. */
+export function endsOnPurpose(error: unknown): boolean {
+  return error instanceof InterruptSignal || error instanceof WaitForInputSignal || error instanceof LeaseLostSignal;
+}

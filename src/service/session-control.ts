@@ -1,6 +1,6 @@
+import { claimOrTakeOver } from '../engine/lease.ts';
 import { holderIsDead } from '../engine/process-identity.ts';
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
-import { claimOrTakeOver } from '../engine/runner.ts';
 import { parseResearchSettings } from '../research/research-settings.ts';
 import { QuarryError } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
