@@ -153,6 +153,17 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
     expect(await width()).toBeLessThanOrEqual(390);
     await shot('phone-citation', phone);
     await phone.getByRole('button', { name: 'Close the source' }).click();
+    // The reading and sharing pieces fit too: the contents, the share menu open, the export menu open.
+    expect(await phone.getByRole('navigation', { name: 'Contents' }).count()).toBeLessThanOrEqual(1);
+    await phone.locator('details.menu.share summary').click();
+    await phone.getByRole('button', { name: /Create link|New link/ }).waitFor();
+    expect(await width()).toBeLessThanOrEqual(390);
+    await phone.locator('details.menu.share summary').click();
+    await phone.locator('details.menu.export summary').click();
+    await phone.getByRole('link', { name: 'PDF' }).waitFor();
+    expect(await width()).toBeLessThanOrEqual(390);
+    await shot('phone-menus', phone);
+    await phone.locator('details.menu.export summary').click();
     await phone.getByRole('button', { name: 'Sessions' }).click();
     await phone.locator('.sidebar').waitFor({ state: 'visible' });
     expect(await width()).toBeLessThanOrEqual(390);
