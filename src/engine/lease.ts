@@ -1,8 +1,8 @@
 import { isQuarryError } from '../shared/errors.ts';
 import { reportOperation } from '../shared/operations.ts';
+import { holderIsDead, thisProcess } from '../shared/process-identity.ts';
 import { inSpan } from '../shared/tracing.ts';
 import type { ClaimSessionInput, Journal, Lease, Session, Store } from '../store/store.ts';
-import { holderIsDead, thisProcess } from './process-identity.ts';
 
 export interface LeaseKeeperOptions {
   store: Journal;

@@ -1,9 +1,9 @@
 import { claimOrTakeOver } from '../engine/lease.ts';
-import { holderIsDead } from '../engine/process-identity.ts';
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
 import { parseResearchSettings } from '../research/research-settings.ts';
 import { QuarryError } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
+import { holderIsDead } from '../shared/process-identity.ts';
 import { type Session, type SessionStatus, type StepRecord, sessionStatuses } from '../store/store.ts';
 import { checkModels } from './preflight.ts';
 import { requestSources } from './research-request.ts';

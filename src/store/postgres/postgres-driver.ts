@@ -38,6 +38,10 @@ class NotSent extends Error {
 const dialect: SqlDialect = {
   name: 'postgres',
   nowMs: '(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint',
+  leaseNowMs: '(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint',
+  leaseOver:
+    '(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint)',
+  leaseExpiresAtMs: 'lease_expires_at',
   claimLock: ' FOR UPDATE SKIP LOCKED',
   randomId: 'gen_random_uuid()::text',
   likeOperator: 'ILIKE',

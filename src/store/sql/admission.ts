@@ -33,7 +33,7 @@ export async function admit(
   if (admission.activeRuns !== undefined) {
     const [row] = await tx.query<{ n: number }>(
       `SELECT COUNT(*) AS n FROM sessions
-       WHERE owner_id = ? AND id <> ? AND ${effectiveStatusSql(ctx.now)} IN ('queued', 'running')`,
+       WHERE owner_id = ? AND id <> ? AND ${effectiveStatusSql(ctx.driver.dialect)} IN ('queued', 'running')`,
       [ownerId, input.sessionId ?? ''],
     );
     const count = Number(row?.n ?? 0);

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { invalidInput, isErrorCode, QuarryError } from '../../shared/errors.ts';
 import type { ErrorInfo, Session, SessionStatus, StepKind, StepRecord, StepStatus, StepUsage } from '../store.ts';
-import type { SqlExecutor } from './sql-driver.ts';
+import type { SqlDialect, SqlExecutor } from './sql-driver.ts';
 
 /** JSON payloads longer than this many characters live in the blob table, referenced by hash. */
 export const INLINE_PAYLOAD_LIMIT = 1024;
@@ -82,12 +82,13 @@ export async function storePayload(
   return { inline: null, blob: await putBlobInTx(tx, nowMs, sessionId, Buffer.from(text, 'utf8')) };
 }
 
-export function effectiveStatusSql(nowMs: string): string {
-  return `CASE WHEN status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ${nowMs}) THEN 'interrupted' ELSE status END`;
+/** A session's status as readers see it: `running` whose lease is over reads `interrupted`. */
+export function effectiveStatusSql(dialect: SqlDialect): string {
+  return `CASE WHEN status = 'running' AND ${dialect.leaseOver} THEN 'interrupted' ELSE status END`;
 }
 
-export function sessionColumns(nowMs: string): string {
-  return `*, ${effectiveStatusSql(nowMs)} AS effective_status, ${nowMs} AS db_now`;
+export function sessionColumns(dialect: SqlDialect): string {
+  return `*, ${effectiveStatusSql(dialect)} AS effective_status, ${dialect.leaseExpiresAtMs} AS lease_expires_ms`;
 }
 
 type Row = Record<string, unknown>;
@@ -99,7 +100,8 @@ function errorFrom(row: Row): ErrorInfo | null {
 }
 
 export function toSession(row: Row): Session {
-  const expiresAt = row.lease_expires_at === null ? null : Number(row.lease_expires_at);
+  const expiry = row.lease_expires_ms ?? row.lease_expires_at;
+  const expiresAt = expiry === null || expiry === undefined ? null : Number(expiry);
   return {
     id: String(row.id),
     ownerId: String(row.owner_id),

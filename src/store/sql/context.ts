@@ -15,7 +15,7 @@ export async function readSession(
   sessionId: string,
   scope: OwnerScope = {},
 ): Promise<Session> {
-  const rows = await tx.query(`SELECT ${sessionColumns(ctx.now)} FROM sessions WHERE id = ?`, [sessionId]);
+  const rows = await tx.query(`SELECT ${sessionColumns(ctx.driver.dialect)} FROM sessions WHERE id = ?`, [sessionId]);
   const row = rows[0];
   if (!row || (scope.ownerId !== undefined && row.owner_id !== scope.ownerId)) throw sessionNotFound(sessionId);
   return toSession(row);

@@ -34,8 +34,9 @@ async function takeLease(
   },
 ): Promise<Lease | null> {
   const params: unknown[] = [input.workerId, input.host ?? null, input.pid ?? null, input.ttlMs, input.sessionId];
-  // Free (released or expired), or — for a takeover from a dead holder — still exactly that lease.
-  let free = `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < ${ctx.now}`;
+  // Free (released or over), or — for a takeover from a dead holder — still exactly that lease.
+  const dialect = ctx.driver.dialect;
+  let free = `(${dialect.leaseOver}`;
   if (input.takeOverEpoch !== undefined) {
     free += ' OR lease_epoch = ?';
     params.push(input.takeOverEpoch);
@@ -49,11 +50,11 @@ async function takeLease(
   }
   const rows = await tx.query<{ lease_epoch: number; lease_expires_at: number }>(
     `UPDATE sessions SET lease_owner = ?, lease_host = ?, lease_pid = ?, lease_epoch = lease_epoch + 1,
-       lease_expires_at = ${ctx.now} + ?, status = 'running',
+       lease_expires_at = ${dialect.leaseNowMs} + ?, status = 'running',
        claim_count = claim_count + 1, stop_requested = 0, stop_reason = NULL, error_code = NULL, error_message = NULL, updated_at = ${ctx.now}
      WHERE id = ? AND ${free}
        AND status IN (${input.fromStatuses.map(() => '?').join(', ')})${ownerFilter}
-     RETURNING lease_epoch, lease_expires_at`,
+     RETURNING lease_epoch, ${dialect.leaseExpiresAtMs} AS lease_expires_at`,
     params,
   );
   const row = rows[0];
@@ -107,7 +108,7 @@ export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise
       // otherwise wait behind the whole queue. Then the queue, oldest first.
       const [orphan] = await tx.query<{ id: string; claim_count: number }>(
         `SELECT id, claim_count FROM sessions
-         WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ${ctx.now})
+         WHERE status = 'running' AND ${ctx.driver.dialect.leaseOver}
          ORDER BY updated_at, id LIMIT 1${ctx.driver.dialect.claimLock}`,
       );
       const row =
@@ -146,8 +147,8 @@ export async function claimNext(ctx: SqlContext, input: ClaimNextInput): Promise
 
 export async function heartbeat(ctx: SqlContext, lease: Lease, ttlMs: number): Promise<HeartbeatResult> {
   const rows = await ctx.driver.query<{ lease_expires_at: number; stop_requested: number; stop_reason: string | null }>(
-    `UPDATE sessions SET lease_expires_at = ${ctx.now} + ? WHERE id = ? AND lease_epoch = ? AND lease_owner IS NOT NULL
-     RETURNING lease_expires_at, stop_requested, stop_reason`,
+    `UPDATE sessions SET lease_expires_at = ${ctx.driver.dialect.leaseNowMs} + ? WHERE id = ? AND lease_epoch = ? AND lease_owner IS NOT NULL
+     RETURNING ${ctx.driver.dialect.leaseExpiresAtMs} AS lease_expires_at, stop_requested, stop_reason`,
     [ttlMs, lease.sessionId, lease.epoch],
   );
   const row = rows[0];

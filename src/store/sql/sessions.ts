@@ -93,7 +93,7 @@ export async function findSessionByExternalId(
   scope: Required<OwnerScope>,
 ): Promise<Session | null> {
   const rows = await ctx.driver.query(
-    `SELECT ${sessionColumns(ctx.now)} FROM sessions WHERE owner_id = ? AND external_id = ?`,
+    `SELECT ${sessionColumns(ctx.driver.dialect)} FROM sessions WHERE owner_id = ? AND external_id = ?`,
     [scope.ownerId, externalId],
   );
   return rows[0] ? toSession(rows[0]) : null;
@@ -102,7 +102,7 @@ export async function findSessionByExternalId(
 export async function listForks(ctx: SqlContext, sessionId: string, scope: OwnerScope = {}): Promise<Session[]> {
   await readSession(ctx, ctx.driver, sessionId, scope);
   const rows = await ctx.driver.query(
-    `SELECT ${sessionColumns(ctx.now)} FROM sessions WHERE forked_from = ?${scope.ownerId === undefined ? '' : ' AND owner_id = ?'}
+    `SELECT ${sessionColumns(ctx.driver.dialect)} FROM sessions WHERE forked_from = ?${scope.ownerId === undefined ? '' : ' AND owner_id = ?'}
      ORDER BY created_at, id`,
     scope.ownerId === undefined ? [sessionId] : [sessionId, scope.ownerId],
   );
@@ -118,7 +118,7 @@ export async function listSessions(ctx: SqlContext, options: ListSessionsOptions
     params.push(options.ownerId);
   }
   if (options.status && options.status.length > 0) {
-    where.push(`${effectiveStatusSql(ctx.now)} IN (${options.status.map(() => '?').join(', ')})`);
+    where.push(`${effectiveStatusSql(ctx.driver.dialect)} IN (${options.status.map(() => '?').join(', ')})`);
     params.push(...options.status);
   }
   if (options.search) {
@@ -138,7 +138,7 @@ export async function listSessions(ctx: SqlContext, options: ListSessionsOptions
     params.push(cursor.updatedAt, cursor.id);
   }
   const rows = await ctx.driver.query(
-    `SELECT ${sessionColumns(ctx.now)} FROM sessions${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+    `SELECT ${sessionColumns(ctx.driver.dialect)} FROM sessions${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
      ORDER BY updated_at DESC, id DESC LIMIT ?`,
     [...params, limit + 1],
   );
@@ -157,7 +157,7 @@ export async function countSessions(ctx: SqlContext, scope: OwnerScope = {}): Pr
 
 export async function countSessionsByStatus(ctx: SqlContext): Promise<Record<SessionStatus, number>> {
   const rows = await ctx.driver.query<{ status: SessionStatus; count: number | string }>(
-    `SELECT ${effectiveStatusSql(ctx.now)} AS status, COUNT(*) AS count FROM sessions GROUP BY 1`,
+    `SELECT ${effectiveStatusSql(ctx.driver.dialect)} AS status, COUNT(*) AS count FROM sessions GROUP BY 1`,
   );
   const counts = Object.fromEntries(sessionStatuses.map((status) => [status, 0])) as Record<SessionStatus, number>;
   for (const row of rows) counts[row.status] = Number(row.count);

@@ -17,6 +17,15 @@ export interface SqlDialect {
   readonly name: 'sqlite' | 'postgres';
   /** SQL expression for the database clock in integer milliseconds since the epoch. */
   readonly nowMs: string;
+  /**
+   * SQL expression for the clock leases are timed on, in ms: the database clock where the database
+   * has one (PostgreSQL), else a clock every process on the machine shares (SQLite).
+   */
+  readonly leaseNowMs: string;
+  /** SQL predicate over a `sessions` row: it holds no lease, or its lease is over. */
+  readonly leaseOver: string;
+  /** SQL expression for a `sessions` row's lease expiry in ms since the epoch. */
+  readonly leaseExpiresAtMs: string;
   /** Appended to a SELECT that picks a row to claim: skip rows other transactions are claiming. */
   readonly claimLock: string;
   /** SQL expression for a fresh random text id (copies made inside one statement). */

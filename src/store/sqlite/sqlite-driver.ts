@@ -4,12 +4,28 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { QuarryError, storeClosed } from '../../shared/errors.ts';
+import { machineClockMs, machineClockToWallMs, machineLeaseOver } from '../../shared/process-identity.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
 
 /** A connection to the SQLite file at `path`. */
 function openDatabase(path: string, options: BetterSqlite3.Options = {}): BetterSqlite3.Database {
-  return new BetterSqlite3(path, options);
+  const db = new BetterSqlite3(path, options);
+  const volatile = { deterministic: false };
+  db.function('quarry_lease_now', volatile, () => machineClockMs());
+  db.function('quarry_lease_over', volatile, (host: unknown, pid: unknown, expiresAt: unknown) =>
+    machineLeaseOver(
+      typeof host === 'string' ? host : null,
+      pid === null ? null : Number(pid),
+      expiresAt === null ? null : Number(expiresAt),
+    )
+      ? 1
+      : 0,
+  );
+  db.function('quarry_lease_wall', volatile, (expiresAt: unknown) =>
+    expiresAt === null ? null : machineClockToWallMs(Number(expiresAt)),
+  );
+  return db;
 }
 
 export interface SqliteDriverOptions {
@@ -29,6 +45,11 @@ export interface SqliteDriverOptions {
 const dialect: SqlDialect = {
   name: 'sqlite',
   nowMs: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
+  // Each process computes SQLite's times itself, on its own wall clock; leases are timed on the
+  // machine's monotonic clock instead, through these functions (registered on every connection).
+  leaseNowMs: 'quarry_lease_now()',
+  leaseOver: '(lease_owner IS NULL OR quarry_lease_over(lease_host, lease_pid, lease_expires_at))',
+  leaseExpiresAtMs: 'quarry_lease_wall(lease_expires_at)',
   claimLock: '',
   randomId: 'lower(hex(randomblob(16)))',
   likeOperator: 'LIKE',
