@@ -103,6 +103,19 @@ function asRecorded<T>(value: T): T {
 }
 
 /** Why a step's work failed: its own code when it threw a `QuarryError`, `STEP_FAILED` otherwise. */
+/**
+ * A completed step's output, to replay. One the store cannot give back (damaged on disk) stops the
+ * run with a clear error naming the step, never a wrong value: redoing from that step recovers.
+ */
+function replayed(record: StepRecord): unknown {
+  if (record.damage?.output === undefined) return record.output;
+  throw new QuarryError(
+    'STORE_CORRUPT',
+    `The journal's step "${record.key}" is damaged in the store (its output: ${record.damage.output}). Redo from it: quarry resume <session> --from ${record.key}`,
+    { details: { runId: record.runId, key: record.key } },
+  );
+}
+
 function stepErrorInfo(error: unknown): ErrorInfo {
   if (isQuarryError(error)) return { code: error.code, message: error.message };
   return { code: 'STEP_FAILED', message: error instanceof Error ? error.message : String(error) };
@@ -210,7 +223,7 @@ export class RunContext {
   async waitForInput<T = unknown>(options: WaitForInputOptions): Promise<T> {
     this.claimKey(options.key);
     const record = this.records.get(options.key);
-    if (record?.status === 'completed') return record.output as T;
+    if (record?.status === 'completed') return replayed(record) as T;
     this.throwIfAborted();
     const answer = await this.write(() => this.store.readInput(this.runId, options.key));
     const phase = options.phase ?? null;
@@ -286,7 +299,7 @@ export class RunContext {
   private async recordValue(key: string, kind: 'clock' | 'random', read: () => number): Promise<number> {
     this.claimKey(key);
     const record = this.records.get(key);
-    if (record?.status === 'completed') return record.output as number;
+    if (record?.status === 'completed') return replayed(record) as number;
     this.throwIfAborted();
     const value = read();
     await this.write(
@@ -306,7 +319,13 @@ export class RunContext {
       return Promise.reject(error);
     }
     const record = this.records.get(spec.key);
-    if (record?.status === 'completed') return Promise.resolve(record.output as T);
+    if (record?.status === 'completed') {
+      try {
+        return Promise.resolve(replayed(record) as T);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     // Live steps get a span (a replayed step returned above; the run's span counts those).
     const promise = inSpan(
       'quarry.step',

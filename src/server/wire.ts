@@ -214,6 +214,17 @@ export const stepSchema = z
     input: z.unknown().optional(),
     prompt: promptSchema.nullable().optional(),
     output: z.unknown().optional(),
+    damage: z
+      .object({
+        input: z.string().optional(),
+        output: z.string().optional(),
+        usage: z.string().optional(),
+        prompt: z.string().optional(),
+      })
+      .optional()
+      .openapi({
+        description: 'Payloads the store holds but cannot read back (damage on disk), each with what is wrong.',
+      }),
   })
   .openapi('Step');
 

@@ -30,6 +30,11 @@ export interface ExportedFile {
   body: string | Uint8Array<ArrayBuffer>;
   /** For HTML: the policy served with it (and written into it), so it can never load anything remote. */
   contentSecurityPolicy?: string;
+  /**
+   * The session's journal payloads the store could not read back (damage on disk), one line each:
+   * the export holds everything else, and a JSON file names these (`damage` on their steps).
+   */
+  damaged: string[];
 }
 
 /**
@@ -176,8 +181,15 @@ export async function exportFrom(
   if (!(exportFormats as readonly string[]).includes(request.format))
     throw invalidInput('format', `"${request.format}" is not one of ${exportFormats.join(', ')}`);
   const data = await buildSnapshot(store, request.sessionId);
+  const damaged = data.steps.flatMap((step) =>
+    Object.entries(step.damage ?? {}).map(([part, what]) => `step ${step.key}: its ${part}: ${what}`),
+  );
+  return { ...(await render(data, request.format)), damaged };
+}
+
+async function render(data: SessionSnapshot, format: string): Promise<Omit<ExportedFile, 'damaged'>> {
   const name = slug(data.session.title);
-  if (request.format === 'json') {
+  if (format === 'json') {
     const file = {
       format: SESSION_FILE_FORMAT,
       version: SESSION_FILE_VERSION,
@@ -190,7 +202,7 @@ export async function exportFrom(
       body: `${JSON.stringify(file, null, 2)}\n`,
     };
   }
-  if (request.format === 'legacy-json') {
+  if (format === 'legacy-json') {
     return {
       filename: `${name}.legacy.json`,
       contentType: 'application/json',
@@ -208,10 +220,9 @@ export async function exportFrom(
       { details: { sessionId: data.session.id } },
     );
   const latest = `${report.trimEnd()}\n${conversationMarkdown(data.messages, reports)}`;
-  if (request.format === 'md')
-    return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
+  if (format === 'md') return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
   const page = htmlPage(data.session.title, await renderMarkdown(latest));
-  if (request.format === 'pdf') {
+  if (format === 'pdf') {
     const { printPdf } = await import('./print-pdf.ts');
     return { filename: `${name}.pdf`, contentType: 'application/pdf', body: await printPdf(page) };
   }

@@ -82,6 +82,15 @@ export const sessionSnapshotSchema = z
           prompt: z.nullable(z.object({ system: z.optional(z.string()), user: z.string() })),
           startedAt: time,
           endedAt: z.nullable(time),
+          // Payloads the exporting store could not read back (damage on its disk).
+          damage: z.optional(
+            z.object({
+              input: z.optional(text(0, 2000)),
+              output: z.optional(text(0, 2000)),
+              usage: z.optional(text(0, 2000)),
+              prompt: z.optional(text(0, 2000)),
+            }),
+          ),
         }),
       )
       .check(z.maxLength(1_000_000)),

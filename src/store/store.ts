@@ -152,6 +152,16 @@ export interface StepRecord {
   usage: StepUsage | null;
   startedAt: number;
   endedAt: number | null;
+  /** Parts the store holds but cannot give back (damage on disk), each with what is wrong. */
+  damage?: StepDamage;
+}
+
+/** Which payloads of a step are damaged in the store, and how; a damaged payload reads as absent. */
+export interface StepDamage {
+  input?: string;
+  output?: string;
+  usage?: string;
+  prompt?: string;
 }
 
 /** The prompt of an LLM step, stored apart from the journal and loaded only on request. */

@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { within } from '../support/bounds.ts';
 
@@ -130,6 +131,48 @@ describe('the SQLite store under faults, through the real executable', () => {
     expect(listed.code).toBe(1);
     expect(listed.stderr).toContain('is damaged: the file is not a SQLite database');
     noStackTrace(listed);
+  });
+
+  it('exports what a journal with damaged payloads still holds, names the damage, and says how to redo it', () => {
+    const run = quarry(['--json', 'run', 'How do tides work?', '--docs', docs]);
+    expect(run.code, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    // One payload no longer parses, one blob is gone: damage a disk or a hand edit leaves behind.
+    const db = new BetterSqlite3(join(home, 'quarry.db'));
+    db.prepare("UPDATE steps SET output = '{\"queries\": [' WHERE key = 'plan'").run();
+    const gone = 'ab'.repeat(32);
+    db.prepare("UPDATE steps SET output = NULL, output_blob = ? WHERE key = 'iteration-1/search-0'").run(gone);
+    db.close();
+
+    const exported = quarry(['export', id, '--format', 'json', '-o', join(home, 'session.json')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(/could not read back 2 part/);
+    expect(exported.stderr).toMatch(/step plan: its output: it does not parse as JSON/);
+    expect(exported.stderr).toContain('step iteration-1/search-0: its output: its blob abababababab… is missing');
+    noStackTrace(exported);
+    expect(quarry(['export', id, '--format', 'md']).stdout).toContain('## Sources');
+    expect(quarry(['show', id]).code).toBe(0);
+
+    // A resume that must replay the damaged step stops there, naming it and the way out…
+    const replay = quarry(['resume', id, '--from', 'outline']);
+    expect(replay.code).not.toBe(0);
+    expect(replay.stderr).toMatch(/step "plan" is damaged in the store .* --from plan/);
+    noStackTrace(replay);
+    // …which works: redoing from it records the step again.
+    const redone = quarry(['resume', id, '--from', 'plan']);
+    expect(redone.code, redone.stderr).toBe(0);
+    expect(quarry(['export', id, '--format', 'json']).stderr).not.toMatch(/could not read back/);
+
+    // The file imports elsewhere with the damaged steps to be run again, not replayed as nothing.
+    const elsewhere = join(home, 'elsewhere');
+    const imported = quarry(['--json', 'import', join(home, 'session.json')], { home: elsewhere });
+    expect(imported.code, imported.stderr).toBe(0);
+    const importedId = (JSON.parse(imported.stdout) as { id: string }).id;
+    const file = JSON.parse(quarry(['export', importedId, '--format', 'json'], { home: elsewhere }).stdout) as {
+      steps: { key: string; status: string; error: { code: string } | null }[];
+    };
+    const plan = file.steps.find((step) => step.key === 'plan');
+    expect(plan).toMatchObject({ status: 'failed', error: { code: 'STORE_CORRUPT' } });
   });
 
   it.skipIf(!canMount())(

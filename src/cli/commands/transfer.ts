@@ -31,6 +31,10 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
         sessionId: await resolveSessionId(context, id),
         format: options.format,
       });
+      if (file.damaged.length > 0)
+        console.error(
+          `quarry: warning: the store could not read back ${file.damaged.length} part(s) of this session's journal (damage on disk); the export holds everything else:\n${file.damaged.map((line) => `  ${line}`).join('\n')}`,
+        );
       if (!options.output) {
         process.stdout.write(file.body);
         return;

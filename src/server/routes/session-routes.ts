@@ -405,6 +405,8 @@ export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
         'content-type': file.contentType,
         'content-disposition': `attachment; filename="${file.filename}"`,
         ...(file.contentSecurityPolicy ? { 'content-security-policy': file.contentSecurityPolicy } : {}),
+        // How many journal payloads the store could not read back (damage on disk), when any.
+        ...(file.damaged.length > 0 ? { 'x-quarry-damaged-payloads': String(file.damaged.length) } : {}),
       });
     })
     .openapi(routes.citation, async (c) => {

@@ -66,6 +66,7 @@ export function stepWire(step: StepDetail, detail: boolean): StepWire {
     usage: step.usage,
     error: step.error,
     ...(detail ? { input: step.input, prompt: step.prompt, output: step.output } : {}),
+    ...(step.damage ? { damage: step.damage } : {}),
   };
 }
 

@@ -1,6 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { invalidInput, isErrorCode, QuarryError } from '../../shared/errors.ts';
-import type { ErrorInfo, Session, SessionStatus, StepKind, StepRecord, StepStatus, StepUsage } from '../store.ts';
+import type {
+  ErrorInfo,
+  Session,
+  SessionStatus,
+  StepDamage,
+  StepKind,
+  StepRecord,
+  StepStatus,
+  StepUsage,
+} from '../store.ts';
 import type { SqlDialect, SqlExecutor } from './sql-driver.ts';
 
 /** JSON payloads longer than this many characters live in the blob table, referenced by hash. */
@@ -140,14 +149,35 @@ export function toSession(row: Row): Session {
   };
 }
 
-/** Step row → record; `input_data`/`output_data` are the joined blob bytes when the payload lives there. */
+/**
+ * A stored JSON payload, inline or in a blob, or why it cannot be read back: damage in the store (a
+ * payload that no longer parses, a blob reference whose blob is gone) is reported, never thrown, so
+ * what is intact can still be shown and exported.
+ */
+function readPayload(inline: unknown, blobHash: unknown, blobData: unknown): { value: unknown; damage?: string } {
+  try {
+    if (inline !== null && inline !== undefined) return { value: decodeJson(inline) };
+    if (!blobHash) return { value: undefined };
+    if (blobData === null || blobData === undefined)
+      return { value: undefined, damage: `its blob ${String(blobHash).slice(0, 12)}… is missing` };
+    return { value: decodeJson(Buffer.from(blobData as Uint8Array).toString('utf8')) };
+  } catch (error) {
+    return { value: undefined, damage: `it does not parse as JSON (${(error as Error).message})` };
+  }
+}
+
+/**
+ * Step row → record; `input_data`/`output_data` are the joined blob bytes when the payload lives
+ * there. A payload the store cannot give back is `undefined` and named in `damage`.
+ */
 export function toStepRecord(row: Row): StepRecord {
-  const payload = (inline: unknown, blob: unknown) =>
-    inline !== null && inline !== undefined
-      ? decodeJson(inline)
-      : blob
-        ? decodeJson(Buffer.from(blob as Uint8Array).toString('utf8'))
-        : undefined;
+  const input = readPayload(row.input, row.input_blob, row.input_data);
+  const output = readPayload(row.output, row.output_blob, row.output_data);
+  const usage = readPayload(row.usage, null, null);
+  const damage: StepDamage = {};
+  if (input.damage) damage.input = input.damage;
+  if (output.damage) damage.output = output.damage;
+  if (usage.damage) damage.usage = usage.damage;
   return {
     runId: String(row.run_id),
     key: String(row.key),
@@ -156,12 +186,13 @@ export function toStepRecord(row: Row): StepRecord {
     kind: row.kind as StepKind,
     status: row.status as StepStatus,
     attempts: Number(row.attempts),
-    input: payload(row.input, row.input_data),
-    output: payload(row.output, row.output_data),
+    input: input.value,
+    output: output.value,
     error: errorFrom(row),
-    usage: row.usage ? (decodeJson(row.usage) as StepUsage) : null,
+    usage: (usage.value as StepUsage | undefined) ?? null,
     startedAt: Number(row.started_at),
     endedAt: row.ended_at === null ? null : Number(row.ended_at),
+    ...(Object.keys(damage).length > 0 ? { damage } : {}),
   };
 }
 

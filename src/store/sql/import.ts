@@ -1,4 +1,4 @@
-import type { Admission, Session, SessionSnapshot } from '../store.ts';
+import type { Admission, Session, SessionSnapshot, StepDetail } from '../store.ts';
 import { admit } from './admission.ts';
 import { encodeJson, newId, putBlobInTx, storePayload } from './codec.ts';
 import { readSession, type SqlContext } from './context.ts';
@@ -63,7 +63,8 @@ export async function importSession(
           run.endedAt,
         ],
       );
-      for (const step of steps) {
+      for (const exported of steps) {
+        const step = damagedRedone(exported);
         const input = await storePayload(tx, ctx.now, sessionId, step.input);
         const output = await storePayload(tx, ctx.now, sessionId, step.output);
         const prompt = step.prompt
@@ -146,4 +147,20 @@ export async function importSession(
     await appendEventsInTx(ctx, tx, sessionId, [{ type: 'session-import', data: { originalId: source.id } }]);
     return readSession(ctx, tx, sessionId);
   });
+}
+
+/**
+ * A completed step whose output the exporting store could not read back is imported as failed, so a
+ * resume runs it again instead of replaying a value that is gone.
+ */
+function damagedRedone(step: StepDetail): StepDetail {
+  if (step.status !== 'completed' || step.damage?.output === undefined) return step;
+  return {
+    ...step,
+    status: 'failed',
+    error: {
+      code: 'STORE_CORRUPT',
+      message: `Its output was damaged in the store it was exported from (${step.damage.output}).`,
+    },
+  };
 }

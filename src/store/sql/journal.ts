@@ -38,7 +38,7 @@ const blobData = (column: string) =>
 // Named columns and scalar subqueries instead of `s.*` and LEFT JOINs: loading a 10,000-step
 // journal on SQLite takes about half the time (bench/engine-resume.ts).
 const STEP_COLUMNS =
-  's.run_id, s.key, s.seq, s.phase, s.kind, s.status, s.attempts, s.input, s.output, s.error_code, s.error_message, s.usage, s.started_at, s.ended_at';
+  's.run_id, s.key, s.seq, s.phase, s.kind, s.status, s.attempts, s.input, s.input_blob, s.output, s.output_blob, s.error_code, s.error_message, s.usage, s.started_at, s.ended_at';
 const JOURNAL_SELECT = `SELECT ${STEP_COLUMNS}, ${blobData('input')} AS input_data, ${blobData('output')} AS output_data FROM steps s`;
 
 async function readLiveStep(tx: SqlExecutor, runId: string, key: string): Promise<StepRecord | null> {
@@ -264,10 +264,14 @@ export async function loadJournal(
 }
 
 function withPrompt(row: Row): StepDetail {
-  const prompt = row.prompt_data
-    ? (decodeJson(Buffer.from(row.prompt_data as Uint8Array).toString('utf8')) as StepPrompt)
-    : null;
-  return { ...toStepRecord(row), prompt };
+  const step = toStepRecord(row);
+  if (!row.prompt_data) return { ...step, prompt: null };
+  try {
+    return { ...step, prompt: decodeJson(Buffer.from(row.prompt_data as Uint8Array).toString('utf8')) as StepPrompt };
+  } catch (error) {
+    const damage = { ...step.damage, prompt: `it does not parse as JSON (${(error as Error).message})` };
+    return { ...step, prompt: null, damage };
+  }
 }
 
 export async function listSteps(
