@@ -1,5 +1,6 @@
 import { isQuarryError } from '../shared/errors.ts';
 import type { StoredEvent } from '../shared/events.ts';
+import { withRetry } from '../shared/retry.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
 import type { Session } from '../store/store.ts';
 
@@ -12,6 +13,14 @@ export interface FollowEventsOptions {
   signal?: AbortSignal;
   /** Look again at least this often even without a notification. Default 2 s. */
   pollMs?: number;
+}
+
+/**
+ * A read a follower makes, waited out while the store is away (a database restart or outage): the
+ * follower pauses and goes on where it was once the store answers, instead of ending its stream.
+ */
+function untilAnswered<T>(read: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  return withRetry(read, { attempts: Number.POSITIVE_INFINITY, baseDelayMs: 250, maxDelayMs: 5_000, signal });
 }
 
 /**
@@ -36,7 +45,13 @@ export async function* followEvents(
   try {
     while (!options.signal?.aborted) {
       dirty = false;
-      const events = await store.readEvents(sessionId, { after: offset, limit: 500 });
+      const events = await untilAnswered(
+        () => store.readEvents(sessionId, { after: offset, limit: 500 }),
+        options.signal,
+      ).catch((error: unknown) => {
+        if (options.signal?.aborted) return [];
+        throw error;
+      });
       for (const event of events) {
         offset = event.offset;
         yield event;
@@ -105,8 +120,8 @@ export async function* followSessionChanges(
       const batch = [...dirty];
       dirty.clear();
       for (const [id, deleted] of batch) {
-        const session = await store.getSession(id).catch((error: unknown) => {
-          if (isQuarryError(error, 'SESSION_NOT_FOUND')) return null;
+        const session = await untilAnswered(() => store.getSession(id), options.signal).catch((error: unknown) => {
+          if (isQuarryError(error, 'SESSION_NOT_FOUND') || options.signal?.aborted) return null;
           throw error;
         });
         if (session) yield { type: 'session', session };

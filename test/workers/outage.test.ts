@@ -14,6 +14,7 @@ import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { tallyPrompts } from '../support/model-calls.ts';
 import { OwnPostgres } from '../support/own-postgres.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { readSse } from '../support/sse.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -101,6 +102,13 @@ describe.skipIf(process.env.STORE_BACKENDS !== undefined && !process.env.STORE_B
           body: JSON.stringify({ question: `${QUESTION} (server case)`, settings: { maxIterations: 1 } }),
         })
       ).json();
+      // A browser following the server's session stays connected through the outage and sees every
+      // event once, in order, to the end.
+      const followed = readSse(`${url}/api/sessions/${created.id}/events`, {}, (events) =>
+        events.some(
+          (event) => event.event === 'error' || (event.event === 'run-end' && event.data.data.status === 'completed'),
+        ),
+      ).catch((error: Error) => error);
       const foreground = start(['run', `${QUESTION} (foreground case)`, '--docs', docs, '--iterations', '1'], env);
       children.push(foreground.child);
 
@@ -108,19 +116,44 @@ describe.skipIf(process.env.STORE_BACKENDS !== undefined && !process.env.STORE_B
       await eventually(() => fake.calls.length >= 12, 60_000);
       cluster.restart();
       await eventually(() => fake.calls.length >= 24, 60_000);
+      // The model waits while the database is away: every run, the followed one too, is mid-way
+      // through it, and the stream's reads meet the outage.
+      // Longer than the driver's own reconnection attempts (about 12 s): its callers must wait it out.
+      fake.holdAfter(0);
       cluster.stop();
-      await sleep(3_000);
+      await sleep(15_000);
       cluster.start();
+      fake.release();
 
-      expect(await foreground.exited, `${foreground.output.stdout.slice(-3000)}\n${foreground.output.stderr}`).toBe(0);
-      expect(foreground.output.stdout).toContain('## Sources');
-      const ids = [...queued, created.id as string];
+      // An outage longer than a lease ends the foreground run's claim: it says so (the worker took it
+      // over, or may) and exits 5, and the worker finishes the session (checked below with the others).
+      const exitCode = await foreground.exited;
+      const foregroundLog = `${foreground.output.stdout.slice(-3000)}\n${foreground.output.stderr}`;
+      if (exitCode === 0) expect(foreground.output.stdout).toContain('## Sources');
+      else {
+        expect(exitCode, foregroundLog).toBe(5);
+        expect(foreground.output.stdout, foregroundLog).toMatch(
+          /Another worker \(.*\) took over session|its lease lapsed while the store could not be reached/,
+        );
+      }
+      const foregroundId = (await retrying(() => store.listSessions({ limit: 50 }))).sessions.find((session) =>
+        session.question.includes('(foreground case)'),
+      )!.id;
+      const ids = [...queued, created.id as string, foregroundId];
       await eventually(async () => {
         const sessions = await retrying(() => Promise.all(ids.map((id) => store.getSession(id))));
         return sessions.every((session) => session.status === 'completed');
       }, 120_000).catch(async (error: Error) => {
         throw new Error(`${error.message}\nworker: ${worker.output.stderr}\nserver: ${server.output.stderr}`);
       });
+      const events = await followed;
+      if (events instanceof Error)
+        throw new Error(`the stream broke: ${events.message}\nserver: ${server.output.stderr}`);
+      expect(events.filter((event) => event.event === 'error')).toEqual([]);
+      expect(events.at(-1)).toMatchObject({ event: 'run-end', data: { data: { status: 'completed' } } });
+      expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+      // Nothing went unhandled in the server while its database went away.
+      expect(server.output.stderr).not.toMatch(/nothing handled/);
       // The worker and the server lived through it, and the server still answers.
       expect(worker.child.exitCode).toBeNull();
       expect(server.child.exitCode).toBeNull();
