@@ -11,6 +11,7 @@ import { isQuarryError, QuarryError } from '../shared/errors.ts';
 import { inSpan, SpanKind, traceContextOfHeaders } from '../shared/tracing.ts';
 import { migrations } from '../store/migrations/index.ts';
 import { authenticate } from './auth.ts';
+import { refuseOverLimit } from './client-limits.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
 import { mcpHandler } from './mcp-http.ts';
 import { serverMetrics } from './metrics.ts';
@@ -19,7 +20,7 @@ import { responsesRoutes } from './openai-responses.ts';
 import { guardRequests } from './request-guard.ts';
 import { accountRoutes, publicAccountRoutes } from './routes/account-routes.ts';
 import { capabilityRoutes } from './routes/capability-routes.ts';
-import { liveRoutes } from './routes/live-routes.ts';
+import { liveRoutes, reconnectDelayMs } from './routes/live-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { limitStreams } from './stream-limit.ts';
@@ -106,6 +107,10 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     c.header('referrer-policy', 'no-referrer');
     if (isApiPath(c.req.path) && !c.res.headers.has('cache-control')) c.header('cache-control', 'no-store');
   });
+  app.use(
+    '*',
+    refuseOverLimit(() => Math.round(reconnectDelayMs() / 1000)),
+  );
   app.use('/api/sessions/import', tooLarge(dependencies.config.server.importBytes));
   app.use('/v1/*', tooLarge(4 * 1024 * 1024));
   app.use('/mcp', tooLarge(4 * 1024 * 1024));

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { QuarryError } from '../shared/errors.ts';
 
@@ -64,11 +64,20 @@ export class AuthThrottle {
   }
 }
 
+/** Connections past their client's limit: each is answered 429 and closed (see `limitConnections`). */
+const overLimit = new WeakSet<Socket>();
+
+/** How long a connection past its limit may take to send its request before it is dropped, in ms. */
+const OVER_LIMIT_GRACE_MS = 5_000;
+
 /**
- * Connection hygiene for the HTTP server: at most `perClient` open connections per address (more
- * are closed at once: a client holding hundreds open, slowly, starves everyone), headers within
- * 20 s, and a malformed request (too many or too large headers) answered with a JSON error like
- * every other refusal instead of Node's bare 400.
+ * Connection hygiene for the HTTP server: at most `perClient` open connections per address (a client
+ * holding hundreds open, slowly, starves everyone), headers within 20 s, and a malformed request (too
+ * many or too large headers) answered with a JSON error like every other refusal instead of Node's
+ * bare 400. A connection past the limit gets its request answered `429` with `Retry-After` and
+ * `Connection: close` (`refuseOverLimit`), so a client in a reconnect storm is told when to come back
+ * instead of seeing its connection vanish (HTTP clients retry a reset at once, and wait forever on
+ * one they keep retrying); one that sends nothing is dropped after 5 s.
  */
 export function limitConnections(server: Server, perClient: number): void {
   const open = new Map<string, number>();
@@ -82,7 +91,10 @@ export function limitConnections(server: Server, perClient: number): void {
       if (left > 0) open.set(address, left);
       else open.delete(address);
     });
-    if (count > perClient) socket.destroy();
+    if (count > perClient) {
+      overLimit.add(socket);
+      socket.setTimeout(OVER_LIMIT_GRACE_MS, () => socket.destroy());
+    }
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
@@ -97,4 +109,27 @@ export function limitConnections(server: Server, perClient: number): void {
       `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`,
     );
   });
+}
+
+/**
+ * Middleware answering a request on a connection past its client's limit: `429 RATE_LIMITED` with
+ * `Retry-After` (2–8 s, spread so a storm comes back spread out) and `Connection: close`.
+ */
+export function refuseOverLimit(retryAfterSeconds: () => number): MiddlewareHandler {
+  return async (c, next) => {
+    const socket = (c.env as { incoming?: { socket?: Socket } } | undefined)?.incoming?.socket;
+    if (!socket || !overLimit.has(socket)) return next();
+    const seconds = retryAfterSeconds();
+    return c.json(
+      {
+        error: {
+          code: 'RATE_LIMITED',
+          message: `Too many connections from your address at once; try again in ${seconds} s.`,
+          details: { retryAfterSeconds: seconds },
+        },
+      },
+      429,
+      { 'retry-after': String(seconds), connection: 'close' },
+    );
+  };
 }

@@ -486,21 +486,36 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       const overflow = await raw(`GET /api/sessions HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}\r\n\r\n`);
       expect(overflow).toMatch(/^HTTP\/1\.1 431/);
       expect(overflow).toContain('"code":"PAYLOAD_TOO_LARGE"');
-      // Connections past the per-client cap are closed at once.
-      const sockets = await Promise.all(
-        Array.from(
-          { length: 70 },
-          () =>
-            new Promise<Socket>((resolve) => {
-              const socket = connect(server!.port, '127.0.0.1', () => resolve(socket));
-              socket.on('error', () => undefined);
-            }),
-        ),
+      // Connections past the per-client cap (64) get their request answered 429 with a Retry-After and
+      // are closed: a client is told when to come back instead of seeing its connection vanish.
+      const open = (request?: string) =>
+        new Promise<{ socket: Socket; answer: Promise<string> }>((resolve) => {
+          let answer = '';
+          const socket = connect(server!.port, '127.0.0.1', () => {
+            if (request) socket.write(request);
+            resolve({ socket, answer: closed });
+          });
+          const closed = new Promise<string>((done) => {
+            socket.on('data', (chunk) => (answer += chunk));
+            socket.on('close', () => done(answer));
+            socket.on('error', () => done(answer));
+          });
+        });
+      const held = await Promise.all(Array.from({ length: 64 }, () => open()));
+      const extra = await Promise.all(
+        Array.from({ length: 3 }, () => open('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n')),
       );
-      await eventually(
-        () => sockets.filter((socket) => socket.destroyed || socket.readyState !== 'open').length >= 6,
-        10_000,
-      );
+      for (const { answer } of extra) {
+        const text = await answer;
+        expect(text).toMatch(/^HTTP\/1\.1 429/);
+        expect(text).toMatch(/\r\nretry-after: [2-8]\r\n/i);
+        expect(text).toMatch(/\r\nconnection: close\r\n/i);
+        expect(text).toContain('"code":"RATE_LIMITED"');
+      }
+      // One past the cap that sends nothing is dropped after a few seconds.
+      const silent = await open();
+      expect(await silent.answer).toBe('');
+      const sockets = [...held, ...extra, silent].map(({ socket }) => socket);
       for (const socket of sockets) socket.destroy();
       expect((await api('/api/sessions', { token: alice.token })).status).toBe(200);
     });
