@@ -93,7 +93,10 @@ async function storm(streamsPerUser: number | null): Promise<Outcome> {
   const home = tempFolder('storm');
   try {
     if (streamsPerUser !== null)
-      writeFileSync(join(home.path, 'config.json'), JSON.stringify({ server: { limits: { streams: streamsPerUser } } }));
+      writeFileSync(
+        join(home.path, 'config.json'),
+        JSON.stringify({ server: { limits: { streams: streamsPerUser } } }),
+      );
     // A finished research whose event log every client replays.
     const run = spawnSync(
       process.execPath,
@@ -102,7 +105,15 @@ async function storm(streamsPerUser: number | null): Promise<Outcome> {
     );
     const sessionId = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
     const { child, url } = await startServe(home.path);
-    const outcome: Outcome = { completed: 0, refused: 0, broken: 0, abandoned: 0, roundMs: [], healthMs: [], events: 0 };
+    const outcome: Outcome = {
+      completed: 0,
+      refused: 0,
+      broken: 0,
+      abandoned: 0,
+      roundMs: [],
+      healthMs: [],
+      events: 0,
+    };
     let storming = true;
     const probe = (async () => {
       while (storming) {
@@ -147,15 +158,6 @@ for (const [label, cap] of [
 }
 printTable(
   `Reconnect storm: ${CLIENTS} clients × ${ROUNDS} rounds, each replaying a finished session's events`,
-  [
-    'server',
-    'events',
-    '/healthz p50',
-    'p95',
-    'max',
-    'round p50',
-    'round max',
-    'streams done/429/broken/gave up',
-  ],
+  ['server', 'events', '/healthz p50', 'p95', 'max', 'round p50', 'round max', 'streams done/429/broken/gave up'],
   rows,
 );
