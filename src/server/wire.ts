@@ -75,6 +75,10 @@ export const messageSchema = z
     runId: z.string().nullable(),
     phase: z.string().nullable(),
     createdAt: iso,
+    reportVersion: z.number().int().optional().openapi({
+      description:
+        'In a session’s detail: this answer is that report version, whose text is under `report` (`content` is then empty, so a long report is not sent twice). `GET /api/sessions/:id/messages` always carries the text.',
+    }),
   })
   .openapi('Message');
 

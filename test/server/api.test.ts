@@ -95,6 +95,11 @@ describe('HTTP API', () => {
     expect(detail.body.report.latest).toContain('## Sources');
     expect(detail.body.report.versions).toHaveLength(1);
     expect(detail.body.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant']);
+    // The answer that is the report points at its version instead of carrying the text a third time.
+    expect(detail.body.messages[1]).toMatchObject({ role: 'assistant', content: '', reportVersion: 1 });
+    expect(JSON.stringify(detail.body).split('## Sources').length - 1).toBe(2);
+    const messages = await api(`/api/sessions/${id}/messages`);
+    expect(messages.body.messages[1].content).toBe(detail.body.report.latest);
     expect(detail.body.sources.some((source: { citation: number | null }) => source.citation === 1)).toBe(true);
     const steps = await api(`/api/sessions/${id}/steps?phase=search`);
     expect(steps.body.steps.every((step: { phase: string }) => step.phase === 'search')).toBe(true);

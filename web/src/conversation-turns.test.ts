@@ -28,3 +28,23 @@ it('keeps answers, leaves out the first report, and says where a later report ve
     ['assistant', '_Written as version 2 of the report, shown above._'],
   ]);
 });
+
+it('takes the version a session detail names for an answer whose text it leaves out', () => {
+  const versions = [
+    { version: 1, report: '# Tides\n\nFirst report.' },
+    { version: 2, report: '# Tides\n\nSecond report.' },
+  ];
+  const turns = conversationTurns(
+    [
+      message(1, 'user', 'How do tides work?'),
+      { ...message(2, 'assistant', ''), reportVersion: 1 },
+      message(3, 'user', 'Cover wave power too.'),
+      { ...message(4, 'assistant', ''), reportVersion: 2 },
+    ],
+    versions,
+  );
+  expect(turns.map((turn) => [turn.role, turn.content])).toEqual([
+    ['user', 'Cover wave power too.'],
+    ['assistant', '_Written as version 2 of the report, shown above._'],
+  ]);
+});

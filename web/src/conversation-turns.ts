@@ -11,7 +11,9 @@ export function conversationTurns(
 ): Message[] {
   const versionOf = new Map(versions.map((each) => [each.report, each.version]));
   return messages.slice(1).flatMap((message) => {
-    const version = message.role === 'assistant' ? versionOf.get(message.content) : undefined;
+    // The server names the version (its detail does not repeat the text); older servers sent the text.
+    const version =
+      message.role === 'assistant' ? (message.reportVersion ?? versionOf.get(message.content)) : undefined;
     if (version === undefined) return [message];
     if (version === 1) return [];
     return [{ ...message, content: `_Written as version ${version} of the report, shown above._` }];

@@ -73,6 +73,7 @@ export function stepWire(step: StepDetail, detail: boolean): StepWire {
 /** Everything about a session. */
 export function sessionDetail(view: SessionView): SessionDetailWire {
   const { session } = view;
+  const versionOf = new Map(view.reports.map((report) => [report.report, report.version]));
   return {
     ...sessionSummary(session),
     settings: session.settings,
@@ -80,7 +81,13 @@ export function sessionDetail(view: SessionView): SessionDetailWire {
     error: session.error,
     resumePoint: view.resumePoint,
     pendingInput: view.pendingInput,
-    messages: view.messages.map(messageWire),
+    // An answer that is a report version points at it instead of carrying its text again.
+    messages: view.messages.map((message) => {
+      const version = message.role === 'assistant' ? versionOf.get(message.content) : undefined;
+      return version === undefined
+        ? messageWire(message)
+        : { ...messageWire(message), content: '', reportVersion: version };
+    }),
     runs: view.runs.map((run) => ({
       id: run.id,
       number: run.number,
