@@ -4,11 +4,12 @@ import type { Command } from 'commander';
 import { parseResearchSettings } from '../../research/research-settings.ts';
 import { exportSession, importSessionFile } from '../../service/session-export.ts';
 import { resolveSessionId } from '../../service/session-queries.ts';
+import { shareSession, stopSharing } from '../../service/share-links.ts';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 
-/** export and import: sessions as files. */
+/** export, import and share: sessions as files, and as a read-only link. */
 export function registerTransfer(program: Command, runtime: CliRuntime): void {
   program
     .command('export')
@@ -46,6 +47,33 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
       }
       if (runtime.json) printJson({ type: 'export', path: options.output, format: options.format });
       else console.error(`Wrote ${options.output}`);
+    });
+
+  program
+    .command('share')
+    .description(
+      "make a read-only link to a session's report that opens without signing in (a link it had stops working), or --stop sharing",
+    )
+    .argument('<id>', 'session id or unique prefix')
+    .option('--stop', 'stop sharing: the link stops working at once')
+    .action(async (id: string, options: { stop?: boolean }) => {
+      const context = await runtime.open();
+      const sessionId = await resolveSessionId(context, id);
+      if (options.stop) {
+        await stopSharing(context, sessionId);
+        if (runtime.json) printJson({ type: 'share-stopped', sessionId });
+        else printLine(`Session ${shortId(sessionId)} is no longer shared; its link stops working.`);
+        return;
+      }
+      const link = await shareSession(context, sessionId);
+      const { publicUrl, host, port } = context.config.server;
+      const base = publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      const url = new URL(link.path, base).href;
+      if (runtime.json) printJson({ type: 'share', sessionId, path: link.path, url });
+      else
+        printLine(
+          `${url}\nAnyone with this link can read the report while \`quarry serve\` serves this store${publicUrl ? '' : ' (set QUARRY_PUBLIC_URL to the address others reach it at)'}. It is shown only now; \`quarry share ${shortId(sessionId)} --stop\` ends it.`,
+        );
     });
 
   program
