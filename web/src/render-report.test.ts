@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dateGroup, groupByDate } from './group-by-date.ts';
-import { renderReport, reportSections } from './render-report.ts';
+import { renderPassage, renderReport, reportSections } from './render-report.ts';
 
 describe('renderReport', () => {
   const citations = new Set([1, 2]);
@@ -108,5 +108,31 @@ describe('report sections and copying', () => {
     const html = renderReport('See [the page](https://example.org/a "from [1] here") [1].', { citations });
     expect(html).toContain('title="from [1] here"');
     expect(html.match(/class="citation"/g)).toHaveLength(1);
+  });
+});
+
+describe('renderPassage', () => {
+  it('renders the source’s Markdown and marks the quoted words, across blocks without broken nesting', () => {
+    const html = renderPassage({
+      before: '## Tidal barrages\n\nA **barrage** holds water ',
+      quote: 'behind a dam.\n\n- Turbines turn',
+      after: ' as it falls.\n\nSee `turbine[1]`.',
+    });
+    expect(html).toContain('<h2>Tidal barrages</h2>');
+    expect(html).toContain('<strong>barrage</strong>');
+    expect(html).toContain('<mark>behind a dam.</mark></p>');
+    expect(html).toContain('<li><mark>Turbines turn</mark> as it falls.</li>');
+    expect(html).toContain('<code>turbine[1]</code>');
+    expect(html).not.toMatch(/[\uE000\uE001]/);
+  });
+
+  it('shows HTML and images from a source as text or nothing, never as markup', () => {
+    const html = renderPassage({
+      before: '<script>x()</script> ',
+      quote: '![pixel](http://127.0.0.1:9/p.png)',
+      after: '',
+    });
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<img');
   });
 });

@@ -125,3 +125,36 @@ export function renderReport(text: string, options: RenderOptions): string {
 export function renderMessage(text: string, citations: ReadonlySet<number>): string {
   return renderReport(text, { citations, sections: false });
 }
+
+/** Where a passage's quoted words begin and end, through Markdown rendering (private-use characters). */
+const QUOTE_START = '\uE000';
+const QUOTE_END = '\uE001';
+
+/**
+ * A cited passage as its source wrote it, Markdown rendered as safely as a report (no HTML, no
+ * images), with the quoted words in `<mark>`: marked run by run, so a quote across a paragraph or a
+ * list item never nests tags wrongly.
+ */
+export function renderPassage(passage: { before: string; quote: string; after: string }): string {
+  const clean = (text: string) => text.replace(/[\uE000\uE001]/g, '');
+  const html = markdown.render(
+    `${clean(passage.before)}${QUOTE_START}${clean(passage.quote)}${QUOTE_END}${clean(passage.after)}`,
+  );
+  let inside = false;
+  return html
+    .split(/(<[^>]*>)/)
+    .map((part, index) => {
+      if (index % 2 === 1) return clean(part);
+      return part
+        .split(/([\uE000\uE001])/)
+        .map((piece) => {
+          if (piece === QUOTE_START || piece === QUOTE_END) {
+            inside = piece === QUOTE_START;
+            return '';
+          }
+          return inside && piece.trim() ? `<mark>${piece}</mark>` : piece;
+        })
+        .join('');
+    })
+    .join('');
+}

@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { api, type Citation } from '../api-client.ts';
+import { renderPassage } from '../render-report.ts';
 
 /**
  * What a citation points to, beside the report: the source's title and address, the report's
- * sentences that cite it (with their verdicts), and the source's own words in place, highlighted.
+ * sentences that cite it (with their verdicts), and the source's own words in place (its Markdown
+ * rendered), highlighted.
  */
 export function CitationPanel({
   sessionId,
@@ -64,12 +66,13 @@ export function CitationPanel({
             <p className="muted">The text of this source was not kept with the session.</p>
           ) : (
             citation.passages.map((passage, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: passages are in source order and never reordered
-              <blockquote key={index} className="passage">
-                {passage.before}
-                <mark>{passage.quote}</mark>
-                {passage.after}
-              </blockquote>
+              <blockquote
+                // biome-ignore lint/suspicious/noArrayIndexKey: passages are in source order and never reordered
+                key={index}
+                className="passage"
+                // biome-ignore lint/security/noDangerouslySetInnerHtml: rendered by renderPassage (no HTML, no images)
+                dangerouslySetInnerHTML={{ __html: renderPassage(passage) }}
+              />
             ))
           )}
           {citation.claims.length > 0 && (
