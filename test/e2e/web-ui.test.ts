@@ -137,6 +137,15 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await shot('citation-panel');
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
+    // Above the report, a strip of the sources it cites: each opens its passage too.
+    const strip = page.getByRole('navigation', { name: 'Sources of this report' });
+    const cards = strip.getByRole('button', { name: /^\[\d+\]/ });
+    expect(await cards.count()).toBeGreaterThan(0);
+    const first = (await cards.first().textContent())!;
+    expect(first).toMatch(/^\[(\d+)\].+\.(txt|md|html?)$/);
+    await cards.first().click();
+    await page.getByRole('complementary', { name: `Source ${/^\[(\d+)\]/.exec(first)![1]}` }).waitFor();
+    await page.keyboard.press('Escape');
   });
 
   it('says once that the connection is lost, stops the live pulse, and catches up when the server is back', {
@@ -302,20 +311,42 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     expect((await fetch(`${server.url}/sessions/some-id`)).status).toBe(200);
   });
 
-  it('passes axe-core (WCAG 2.1 AA) in light and dark themes', { timeout: within(60_000) }, async () => {
-    const [session] = (await (await fetch(`${server.url}/api/sessions`)).json()).sessions;
-    for (const theme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: theme });
-      await page.goto(`${server.url}/sessions/${session.id}`);
-      await page.locator('.report article').waitFor();
-      expect(await axeViolations(page), `${theme} session page`).toEqual([]);
-      await page.getByRole('tab', { name: 'Progress' }).click();
-      expect(await axeViolations(page), `${theme} progress`).toEqual([]);
-      await page.goto(server.url);
-      await page.getByLabel('Question', { exact: true }).waitFor();
-      expect(await axeViolations(page), `${theme} new research`).toEqual([]);
-      await shot(`theme-${theme}`);
+  it('passes axe-core (WCAG 2.1 AA) in light and dark themes, on a desktop and a phone', {
+    timeout: within(120_000),
+  }, async () => {
+    const [session] = (await (await fetch(`${server.url}/api/sessions?status=completed`)).json()).sessions;
+    for (const [screen, size] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(size);
+      for (const theme of ['light', 'dark'] as const) {
+        const where = `${screen}, ${theme}`;
+        await page.emulateMedia({ colorScheme: theme });
+        await page.goto(`${server.url}/sessions/${session.id}`);
+        await page.locator('.report article').waitFor();
+        expect(await axeViolations(page), `${where}: session page`).toEqual([]);
+        // The pieces that open over the report: a source's passage, the share and export menus.
+        await page.getByRole('navigation', { name: 'Sources of this report' }).getByRole('button').first().click();
+        await page.locator('.citation-panel blockquote.passage').first().waitFor();
+        expect(await axeViolations(page), `${where}: a source's passage`).toEqual([]);
+        await page.keyboard.press('Escape');
+        for (const menu of ['share', 'export']) {
+          const summary = page.locator(`details.menu.${menu} summary`);
+          if (!(await summary.isVisible())) continue;
+          await summary.click();
+          expect(await axeViolations(page), `${where}: the ${menu} menu`).toEqual([]);
+          await summary.click();
+        }
+        await page.getByRole('tab', { name: 'Progress' }).click();
+        expect(await axeViolations(page), `${where}: progress`).toEqual([]);
+        await page.goto(server.url);
+        await page.getByLabel('Question', { exact: true }).waitFor();
+        expect(await axeViolations(page), `${where}: new research`).toEqual([]);
+        await shot(`theme-${screen}-${theme}`);
+      }
     }
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
   it('lists the report’s sections, jumps to one, and copies a section and the whole report as Markdown', {
     timeout: within(60_000),

@@ -14,6 +14,71 @@ export async function copyText(text: string): Promise<boolean> {
   }
 }
 
+/** Where a source lives, in a few characters: a web page's site, a document's file name. */
+export function sourceSite(url: string): string {
+  if (url.startsWith('file://')) return decodeURIComponent(url.slice(url.lastIndexOf('/') + 1));
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return url;
+  }
+}
+
+/** The citation numbers a report uses, in the order they first appear. */
+function citedNumbers(report: string): number[] {
+  const numbers = [...report.matchAll(/\[(\d+(?:, ?\d+)*)\]/g)].flatMap((match) => match[1]!.split(/, ?/).map(Number));
+  return [...new Set(numbers)];
+}
+
+const STRIP_SHOWN = 6;
+
+/**
+ * The sources this report version cites, above it (as answer engines show them): number, title and
+ * site; one opens its passage. The first few show, the rest behind "more".
+ */
+function SourceStrip({
+  sources,
+  report,
+  onCite,
+}: {
+  sources: SessionDetail['sources'];
+  report: string;
+  onCite: (number: number) => void;
+}) {
+  const [all, setAll] = useState(false);
+  const byNumber = new Map(sources.flatMap((source) => (source.citation === null ? [] : [[source.citation, source]])));
+  const cited = citedNumbers(report)
+    .flatMap((number) => {
+      const source = byNumber.get(number);
+      return source ? [{ number, source }] : [];
+    })
+    .sort((a, b) => a.number - b.number);
+  if (cited.length === 0) return null;
+  const shown = all ? cited : cited.slice(0, STRIP_SHOWN);
+  return (
+    <nav className="source-strip" aria-label="Sources of this report">
+      <ol>
+        {shown.map(({ number, source }) => (
+          <li key={number}>
+            <button type="button" onClick={() => onCite(number)} title={source.title}>
+              <span className="number">[{number}]</span>
+              <span className="title">{source.title}</span>
+              <span className="site">{sourceSite(source.url)}</span>
+            </button>
+          </li>
+        ))}
+        {cited.length > STRIP_SHOWN && (
+          <li>
+            <button type="button" className="more" aria-expanded={all} onClick={() => setAll(!all)}>
+              {all ? 'Fewer' : `+${cited.length - STRIP_SHOWN} more`}
+            </button>
+          </li>
+        )}
+      </ol>
+    </nav>
+  );
+}
+
 /**
  * The report, rendered safely, its versions selectable, with a table of contents and copy buttons
  * (the whole report, a section, a code block; always as Markdown or plain text). A citation opens
@@ -91,6 +156,11 @@ export function Report({
           </span>
         )}
       </div>
+      <SourceStrip
+        sources={detail.sources}
+        report={version.report}
+        onCite={(number) => onCite({ number, version: version.version })}
+      />
       {sections.length > 1 && (
         <nav className="contents" aria-label="Contents">
           <details open={sections.length <= 12}>
