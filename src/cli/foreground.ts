@@ -1,5 +1,7 @@
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
+import { clarifyingQuestionsOf, clarifyingText } from '../research/clarify.ts';
 import type { ResearchOutput } from '../research/research-types.ts';
+import { pendingInput } from '../service/session-control.ts';
 import { DELETING_REASON } from '../service/session-queries.ts';
 import { isQuarryError } from '../shared/errors.ts';
 import type { CliRuntime } from './cli-runtime.ts';
@@ -76,7 +78,14 @@ export async function runInForeground(
           () => null,
         )
       : null;
-  return report(runtime, sessionId, result, progress.printedReport, holder);
+  // A wait for clarifying answers shows its questions (an outline review's outline was in the progress).
+  const asked =
+    result.status === 'waiting'
+      ? clarifyingQuestionsOf(
+          (await context.store.getSession(sessionId).then((waiting) => pendingInput(context, waiting)))?.input,
+        )
+      : null;
+  return report(runtime, sessionId, result, progress.printedReport, holder, asked);
 }
 
 async function deleted(store: { getSession(id: string): Promise<unknown> }, sessionId: string): Promise<boolean> {
@@ -93,6 +102,7 @@ function report(
   result: ActivationResult,
   printed: string,
   holder: string | null = null,
+  asked: string[] | null = null,
 ): number {
   const short = shortId(sessionId);
   const output = result.output as ResearchOutput | undefined;
@@ -105,6 +115,7 @@ function report(
       report: output?.report ?? null,
       answer: output?.answer ?? null,
       waitingFor: result.waitingFor ?? null,
+      ...(asked ? { questions: asked } : {}),
     });
   switch (result.status) {
     case 'completed':
@@ -117,7 +128,11 @@ function report(
       }
       return exitCodes.completed;
     case 'waiting':
-      if (!runtime.json)
+      if (!runtime.json && asked)
+        printLine(
+          `\n${clarifyingText(asked)}\nAnswer: quarry ask ${short} "<your answers>" — or research it as asked: quarry ask ${short} skip`,
+        );
+      else if (!runtime.json)
         printLine(
           `\nSession ${short} waits for your review of the outline (${result.waitingFor}). Approve it: quarry ask ${short} approve — or send feedback: quarry ask ${short} "<what to change>"`,
         );

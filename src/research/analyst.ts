@@ -55,6 +55,11 @@ export interface Analyst {
   readonly name: string;
   readonly usesModel: boolean;
   title(question: string, settings: ResearchSettings): AnalystCall<string>;
+  /**
+   * Questions to ask the person before researching, when the question is ambiguous (none when it is
+   * clear); null when the analyst has no model to judge it.
+   */
+  clarify(input: { question: string; settings: ResearchSettings }): AnalystCall<{ questions: string[] }> | null;
   /** The first searches; `context` is the conversation and `state` what earlier runs learned (follow-ups). */
   plan(input: {
     question: string;

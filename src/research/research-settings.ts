@@ -11,6 +11,8 @@ export const researchSettingsSchema = z.object({
   reportLength: z.enum(['short', 'medium', 'long']).default('medium'),
   language: z.string().min(2).max(20).default('English'),
   reviewOutline: z.boolean().default(false),
+  /** Ask clarifying questions before researching an ambiguous question (needs a model). */
+  clarify: z.boolean().default(false),
   /** Stop researching and write once this many tokens are spent (LLM analyst). */
   tokenBudget: z.number().int().min(1000).optional(),
   costBudgetUsd: z.number().min(0).optional(),

@@ -1,10 +1,12 @@
 import type { RunContext } from '../engine/run-context.ts';
 import type { Workflow } from '../engine/workflow.ts';
+import type { Analyst } from './analyst.ts';
 import { type CarriedResearch, type Seed, seedFromCarried } from './carried-research.ts';
+import { clarifiedQuestion } from './clarify.ts';
 import { runFollowUp } from './follow-up.ts';
 import type { ResearchDependencies } from './research-dependencies.ts';
 import { type Gathered, researchLoop } from './research-loop.ts';
-import { parseResearchSettings } from './research-settings.ts';
+import { parseResearchSettings, type ResearchSettings } from './research-settings.ts';
 import { emptyResearchState } from './research-state.ts';
 import type { ResearchOutput } from './research-types.ts';
 import { stepKeys } from './step-keys.ts';
@@ -56,7 +58,30 @@ function carryOn(ctx: RunContext, question: string, carried: CarriedResearch): P
   });
 }
 
-/** The deep-research workflow: plan → (search → read → summarize → analyze)* → outline → write → verify. */
+/**
+ * With `clarify` on and a model to judge it, asks the person about an ambiguous question before
+ * anything else, and waits (durably, like an outline review) for the answer: the question research
+ * then works on carries it. A clear question, a skip, or no model leaves the question as asked.
+ */
+async function clarify(
+  ctx: RunContext,
+  ledger: Ledger,
+  analyst: Analyst,
+  question: string,
+  settings: ResearchSettings,
+): Promise<string> {
+  const call = settings.clarify ? analyst.clarify({ question, settings }) : null;
+  if (!call) return question;
+  const { questions } = await think(ctx, ledger, { key: stepKeys.clarify, phase: 'plan' }, call);
+  if (questions.length === 0) return question;
+  const answer = await ctx.waitForInput<string>({ key: stepKeys.clarifyAnswer, phase: 'plan', payload: { questions } });
+  return clarifiedQuestion(question, answer);
+}
+
+/**
+ * The deep-research workflow: (clarify →) plan → (search → read → summarize → analyze)* → outline →
+ * write → verify.
+ */
 export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchRunInput, ResearchOutput> {
   return {
     name: RESEARCH_WORKFLOW_NAME,
@@ -68,6 +93,7 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
       const ledger = new Ledger();
       if (input.mode === 'follow-up')
         return runFollowUp(ctx, deps, { question: input.question, settings, analyst, ledger });
+      const question = input.carried ? input.question : await clarify(ctx, ledger, analyst, input.question, settings);
       const title = await think(
         ctx,
         ledger,
@@ -84,19 +110,13 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
       const firstQueries =
         seed && input.carried!.nextQueries.length > 0
           ? input.carried!.nextQueries
-          : (
-              await think(
-                ctx,
-                ledger,
-                { key: stepKeys.plan, phase: 'plan' },
-                analyst.plan({ question: input.question, settings }),
-              )
-            ).queries;
+          : (await think(ctx, ledger, { key: stepKeys.plan, phase: 'plan' }, analyst.plan({ question, settings })))
+              .queries;
       const gathered: Gathered = seed
         ? { notes: seed.notes, asked: seed.asked, visited: seed.visited, state: seed.state }
         : { notes: [], asked: [], visited: [], state: emptyResearchState() };
       await researchLoop(ctx, deps, {
-        question: input.question,
+        question,
         settings,
         analyst,
         ledger,
@@ -106,7 +126,7 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
         firstIteration: (seed?.iterations ?? 0) + 1,
       });
       const written = await writeReport(ctx, {
-        question: input.question,
+        question,
         settings,
         analyst,
         ledger,

@@ -21,6 +21,9 @@ const iteration = (scope: KeyScope, number: number) => `${scope}iteration-${numb
 
 /** Every key the research workflow journals under. */
 export const stepKeys = {
+  /** Clarifying questions (setting `clarify`): the analyst's questions, and the person's answer (an input step). */
+  clarify: 'clarify',
+  clarifyAnswer: 'clarify/answer',
   /** The session's title, from the analyst, and its application to the session row. */
   title: 'title',
   titleApply: 'title/apply',

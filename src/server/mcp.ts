@@ -2,10 +2,9 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { QUARRY_VERSION } from '../config/version.ts';
-import type { Outline } from '../research/research-types.ts';
 import { followEvents } from '../service/follow-events.ts';
 import { listSessions } from '../service/list-sessions.ts';
-import { outlineQuestion } from '../service/outline-question.ts';
+import { pendingQuestion } from '../service/outline-question.ts';
 import type { ServiceContext } from '../service/service-context.ts';
 import { showSession } from '../service/session-queries.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
@@ -66,9 +65,7 @@ async function describe(context: ServiceContext, sessionId: string, version?: nu
   const answer =
     latest && latest.content !== newest?.report && latest.createdAt >= (newest?.createdAt ?? 0) ? latest.content : null;
   const waitingFor =
-    view.session.status === 'waiting' && view.pendingInput
-      ? outlineQuestion((view.pendingInput.payload as { outline?: Outline } | null)?.outline)
-      : null;
+    view.session.status === 'waiting' && view.pendingInput ? pendingQuestion(view.pendingInput.payload) : null;
   return {
     sessionId: view.session.id,
     title: view.session.title,

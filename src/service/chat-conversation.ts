@@ -1,9 +1,8 @@
-import type { Outline } from '../research/research-types.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
 import type { Message, Session } from '../store/store.ts';
 import { runBeginning } from './follow-events.ts';
-import { outlineQuestion } from './outline-question.ts';
+import { pendingQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';
 import { pendingInput, queueResume } from './session-control.ts';
 import { askSession, startResearch } from './start-research.ts';
@@ -139,7 +138,7 @@ export async function chatReply(context: ServiceContext, session: Session, ended
   }
   if (current.status === 'waiting') {
     const pending = await pendingInput(context, current);
-    return outlineQuestion((pending?.input as { outline?: Outline } | undefined)?.outline);
+    return pendingQuestion(pending?.input);
   }
   if (current.status === 'interrupted')
     return 'The research was stopped. Send "continue" to resume it where it stopped.';

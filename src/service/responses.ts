@@ -1,11 +1,10 @@
 import { basename, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Outline } from '../research/research-types.ts';
 import { type ErrorInfo, invalidInput, QuarryError } from '../shared/errors.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
 import type { Message, Session } from '../store/store.ts';
 import type { ChatTurn } from './chat-conversation.ts';
-import { outlineQuestion } from './outline-question.ts';
+import { pendingQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';
 import { queueResume, stopSession } from './session-control.ts';
 import { deleteSession } from './session-queries.ts';
@@ -175,8 +174,7 @@ export function endsTurn(event: StoredEvent): boolean {
 function answerOf(ended: StoredEvent, added: Message[], events: StoredEvent[]): string | null {
   if (ended.type === 'run-end' && ended.data.status === 'waiting') {
     const request = events.findLast((event) => event.type === 'input-request');
-    const payload = request?.type === 'input-request' ? (request.data.payload as { outline?: Outline }) : undefined;
-    return outlineQuestion(payload?.outline);
+    return pendingQuestion(request?.type === 'input-request' ? request.data.payload : undefined);
   }
   if (ended.type === 'run-end' && ended.data.status === 'completed')
     return added.find((message) => message.role === 'assistant')?.content ?? '';

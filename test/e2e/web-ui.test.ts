@@ -56,10 +56,19 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     port = server.port;
   };
   const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const startResearch = async (question: string, options: { model?: boolean; review?: boolean } = {}) => {
+  const startResearch = async (
+    question: string,
+    options: { model?: boolean; review?: boolean; clarify?: boolean } = {},
+  ) => {
     await page.goto(server.url);
     await page.getByLabel('Question', { exact: true }).fill(question);
-    if (options.model) await page.getByLabel('Model').fill('openai-compatible:fake');
+    if (options.model) {
+      await page.getByLabel('Model').fill('openai-compatible:fake');
+      // With a model the form offers clarifying questions, on by default (the fake always asks).
+      const clarify = page.getByLabel('Ask me clarifying questions first if the question is ambiguous');
+      if (options.clarify) expect(await clarify.isChecked()).toBe(true);
+      else await clarify.uncheck();
+    }
     if (options.review) await page.getByLabel('Let me review the outline before the report is written').check();
     await page.getByRole('button', { name: 'Start research' }).click();
     await page.waitForURL(/\/sessions\/[A-Za-z0-9_-]+$/);
@@ -209,6 +218,27 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       'When did La Rance open?',
     );
     expect(await answers.first().textContent()).toContain('1966');
+  });
+
+  it('asks clarifying questions before research when a model can, and researches once they are answered', {
+    timeout: within(90_000),
+  }, async () => {
+    await startResearch('How big are they?', { model: true, clarify: true });
+    const questions = page.getByRole('region', { name: 'Clarifying questions' });
+    await questions.waitFor({ timeout: within(30_000) });
+    expect(await questions.locator('li').count()).toBeGreaterThan(0);
+    // Nothing is researched until the person answers.
+    const id = /\/sessions\/([^/]+)$/.exec(page.url())![1]!;
+    const steps = async () =>
+      ((await (await fetch(`${server.url}/api/sessions/${id}/steps`)).json()).steps as { key: string }[]).map(
+        (step) => step.key,
+      );
+    expect(await steps()).toEqual(['clarify', 'clarify/answer']);
+    await shot('clarifying-questions');
+    await questions.getByLabel('Your answers').fill('Tidal barrages, by installed capacity.');
+    await questions.getByRole('button', { name: 'Answer and start' }).click();
+    await page.locator('header .badge.completed').waitFor({ timeout: within(60_000) });
+    expect(await steps()).toContain('plan');
   });
 
   it('shows hostile source text as text: no script runs, no image is fetched, the export forbids both', {
@@ -439,6 +469,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       await background.goto(server.url);
       await background.getByLabel('Question', { exact: true }).fill('What limits tidal barrages?');
       await background.getByLabel('Model').fill('openai-compatible:fake');
+      await background.getByLabel('Ask me clarifying questions first if the question is ambiguous').uncheck();
       await background.getByRole('button', { name: 'Start research' }).click();
       await background.waitForURL(/\/sessions\/[A-Za-z0-9_-]+$/);
       await background.getByText(/running for \d+ s/).waitFor({ timeout: within(20_000) });

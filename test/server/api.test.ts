@@ -318,6 +318,83 @@ describe('HTTP API', () => {
     }
   });
 
+  it('asks clarifying questions first when told to, waits for the answers, and researches the clarified question (issue 33)', async () => {
+    const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+    try {
+      server = await start(database.store, {
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: fake.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+      });
+      const create = async () =>
+        (
+          await api('/api/sessions', {
+            method: 'POST',
+            body: JSON.stringify({ question: QUESTION, settings: { clarify: true, maxIterations: 1 } }),
+          })
+        ).body.id as string;
+      const waiting = async (id: string) => {
+        await eventually(async () => (await api(`/api/sessions/${id}`)).body.status === 'waiting', 20_000);
+        return (await api(`/api/sessions/${id}`)).body.pendingInput as {
+          key: string;
+          payload: { questions: string[] };
+        };
+      };
+      const planPrompt = (id: string) =>
+        api(`/api/sessions/${id}/steps?phase=plan`).then(
+          (steps) => (steps.body.steps as { key: string; runId: string }[]).find((step) => step.key === 'plan')!,
+        );
+
+      // Nothing else has run yet: the questions come first, and the answer goes into the research.
+      const answered = await create();
+      const pending = await waiting(answered);
+      expect(pending.key).toBe('clarify/answer');
+      expect(pending.payload.questions.length).toBeGreaterThan(0);
+      expect(pending.payload.questions.length).toBeLessThanOrEqual(3);
+      expect(
+        (await api(`/api/sessions/${answered}/steps`)).body.steps.map((step: { key: string }) => step.key),
+      ).toEqual(['clarify', 'clarify/answer']);
+      const reply = await api(`/api/sessions/${answered}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ role: 'user', content: 'Only the barrages in France, for a school report.' }),
+      });
+      expect(reply).toMatchObject({ status: 202, body: { kind: 'answer', accepted: true } });
+      await completed(answered);
+      const plan = await planPrompt(answered);
+      const detail = await api(`/api/sessions/${answered}/steps/${plan.runId}/plan`);
+      expect(detail.body.prompt.user).toContain(
+        'Clarification from the person asking: Only the barrages in France, for a school report.',
+      );
+
+      // Skipping researches the question as asked.
+      const skipped = await create();
+      await waiting(skipped);
+      await api(`/api/sessions/${skipped}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ role: 'user', content: 'skip' }),
+      });
+      await completed(skipped);
+      const skippedPlan = await planPrompt(skipped);
+      expect((await api(`/api/sessions/${skipped}/steps/${skippedPlan.runId}/plan`)).body.prompt.user).not.toContain(
+        'Clarification',
+      );
+    } finally {
+      await fake.stop();
+    }
+  });
+
+  it('researches at once with clarify on but no model to ask: the extractive analyst never asks', async () => {
+    server = await start(database.store);
+    const id = (
+      await api('/api/sessions', {
+        method: 'POST',
+        body: JSON.stringify({ question: QUESTION, settings: { clarify: true } }),
+      })
+    ).body.id as string;
+    await completed(id);
+    expect((await api(`/api/sessions/${id}`)).body.pendingInput).toBeNull();
+  });
+
   it('keeps a session created with start:false parked, stops a queued one, and refuses a late approval (issue 16)', async () => {
     server = await start(database.store);
     const parked = await api('/api/sessions', {

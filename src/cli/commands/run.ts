@@ -14,6 +14,7 @@ interface RunOptions {
   iterations?: string;
   breadth?: string;
   reviewOutline?: boolean;
+  clarify?: boolean;
   detach?: boolean;
   externalId?: string;
 }
@@ -34,6 +35,10 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
     .option('--iterations <n>', 'most research iterations (1-10, default 3)')
     .option('--breadth <n>', 'search queries per iteration (1-8, default 3)')
     .option('--review-outline', 'wait for you to approve the outline before writing')
+    .option(
+      '--clarify',
+      'with a model: ask clarifying questions first when the question is ambiguous, and wait for the answers',
+    )
     .option('--detach', 'queue it for a worker and return its id at once')
     .option('--external-id <id>', 'your own id for it; running again with the same id returns that session')
     .action(async (question: string, options: RunOptions) => {
@@ -44,6 +49,7 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
       if (iterations !== undefined) settings.maxIterations = iterations;
       if (breadth !== undefined) settings.queriesPerIteration = breadth;
       if (options.reviewOutline) settings.reviewOutline = true;
+      if (options.clarify) settings.clarify = true;
       const progress = indexProgress(runtime);
       const { session, index, created } = await startResearch(
         context,

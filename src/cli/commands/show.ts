@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { displayLocation } from '../../research/citations.ts';
+import { clarifyingQuestionsOf, clarifyingText } from '../../research/clarify.ts';
 import type { Ledger } from '../../research/ledger.ts';
 import { listSessionSteps, resolveSessionId, showSession } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
@@ -71,10 +72,14 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
           ].filter(Boolean);
           printLine(`\nResearch state:\n${lines.map((line) => `  ${line}`).join('\n')}`);
         }
-        if (view.pendingInput)
+        if (view.pendingInput) {
+          const questions = clarifyingQuestionsOf(view.pendingInput.payload);
           printLine(
-            `\nWaiting for input "${view.pendingInput.key}": quarry ask ${shortId(session.id)} approve (or your feedback)\n${JSON.stringify(view.pendingInput.payload, null, 2)}`,
+            questions
+              ? `\n${clarifyingText(questions)}\nAnswer: quarry ask ${shortId(session.id)} "<your answers>" (or skip)`
+              : `\nWaiting for input "${view.pendingInput.key}": quarry ask ${shortId(session.id)} approve (or your feedback)\n${JSON.stringify(view.pendingInput.payload, null, 2)}`,
           );
+        }
         printLine('\nConversation:');
         for (const message of view.messages)
           printLine(

@@ -360,6 +360,11 @@ export class ExtractiveAnalyst implements Analyst {
     return null;
   }
 
+  clarify() {
+    // No model to judge a question ambiguous: research it as asked.
+    return null;
+  }
+
   assessFollowUp({ question, notes }: Parameters<Analyst['assessFollowUp']>[0]) {
     return local(() => {
       const profile = profileQuestion(question);

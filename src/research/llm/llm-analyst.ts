@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ConfiguredModel } from '../../providers/llm/create-language-model.ts';
 import { modelTelemetry } from '../../shared/tracing.ts';
 import type { Analyst, AnalystCall, ClaimJudgment } from '../analyst.ts';
+import { MAX_CLARIFYING_QUESTIONS } from '../clarify.ts';
 import { type ResearchSettings, reportWords } from '../research-settings.ts';
 import type { Note, Outline, ResearchState } from '../research-types.ts';
 import { asModelError } from './model-error.ts';
@@ -37,6 +38,12 @@ function outlineSchema(noteIds: string[]) {
     sections: z.array(z.object({ title: z.string(), focus: z.string(), noteIds: z.array(id) })),
   });
 }
+const clarifySchema = z.object({
+  needed: z
+    .boolean()
+    .describe('true only when the question is ambiguous enough that answers would change the research'),
+  questions: z.array(z.string()).describe('at most 3 short questions for the person, none when not needed'),
+});
 const assessmentSchema = z.object({ action: z.enum(['answer', 'research']), reason: z.string() });
 const judgmentSchema = z.object({
   judgments: z.array(
@@ -127,6 +134,18 @@ export class LlmAnalyst implements Analyst {
           .trim()
           .replace(/^["']|["']$/g, '')
           .slice(0, 120),
+    );
+  }
+
+  clarify({ question, settings }: Parameters<Analyst['clarify']>[0]) {
+    const prompt = `Before researching this question, decide whether it is ambiguous: whether its scope, audience, time frame or meaning is unclear in a way that would change what to research. If it is, ask at most ${MAX_CLARIFYING_QUESTIONS} short questions; if it is clear enough, ask none.\n\nQuestion: ${question}`;
+    return this.structured(
+      this.fast,
+      systemPrompt(settings, 'You decide whether a research question needs clarifying.'),
+      prompt,
+      clarifySchema,
+      'clarify',
+      (value) => ({ questions: value.needed ? clean(value.questions, MAX_CLARIFYING_QUESTIONS) : [] }),
     );
   }
 

@@ -12,12 +12,17 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
   const [breadth, setBreadth] = useState(3);
   const [model, setModel] = useState('');
   const [reviewOutline, setReviewOutline] = useState(false);
+  /** Clarifying questions first, as answer engines ask them: on by default where a model can ask. */
+  const [clarify, setClarify] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     api.capabilities().then(setCapabilities, (caught: Error) => setError(caught.message));
   }, []);
+
+  /** A model answers for this research (the server's, or one the person names): it can ask first. */
+  const canClarify = Boolean(model.trim() || capabilities?.analyst.model);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -30,6 +35,7 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
           maxIterations: iterations,
           queriesPerIteration: breadth,
           reviewOutline,
+          ...(canClarify && clarify ? { clarify: true } : {}),
           ...(model.trim() ? { model: model.trim() } : {}),
         },
         ...(folders !== null || search.length ? { docs: folders ?? allFolders, search } : {}),
@@ -146,6 +152,12 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
           </datalist>
         </label>
       </div>
+      {canClarify && (
+        <label className="inline">
+          <input type="checkbox" checked={clarify} onChange={(event) => setClarify(event.target.checked)} />
+          Ask me clarifying questions first if the question is ambiguous
+        </label>
+      )}
       <label className="inline">
         <input type="checkbox" checked={reviewOutline} onChange={(event) => setReviewOutline(event.target.checked)} />
         Let me review the outline before the report is written

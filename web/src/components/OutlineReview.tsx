@@ -1,8 +1,9 @@
 import { useState } from 'react';
+import { clarifyingQuestionsOf } from '../../../src/research/clarify.ts';
 import type { Outline } from '../../../src/research/research-types.ts';
 import { api, type SessionDetail } from '../api-client.ts';
 
-/** Shown while the session waits for the outline to be reviewed. */
+/** Shown while the session waits for a person: clarifying questions before research, or the outline to review. */
 export function OutlineReview({
   sessionId,
   pending,
@@ -15,6 +16,7 @@ export function OutlineReview({
   const [feedback, setFeedback] = useState('');
   const [error, setError] = useState<string | null>(null);
   const outline = (pending.payload as { outline?: Outline } | null)?.outline;
+  const questions = clarifyingQuestionsOf(pending.payload);
   async function answer(text: string) {
     setError(null);
     try {
@@ -25,6 +27,33 @@ export function OutlineReview({
       setError((caught as Error).message);
     }
   }
+  if (questions)
+    return (
+      <section className="banner" aria-label="Clarifying questions">
+        <h2>A few questions first</h2>
+        <ol>
+          {questions.map((question, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the questions are fixed once asked; their order is their identity
+            <li key={index}>{question}</li>
+          ))}
+        </ol>
+        <label>
+          Your answers
+          <textarea rows={3} value={feedback} onChange={(event) => setFeedback(event.target.value)} />
+        </label>
+        <button type="button" className="primary" disabled={!feedback.trim()} onClick={() => void answer(feedback)}>
+          Answer and start
+        </button>
+        <button type="button" onClick={() => void answer('skip')}>
+          Skip: research it as asked
+        </button>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+      </section>
+    );
   return (
     <section className="banner" aria-label="Outline review">
       <h2>Review the outline</h2>
