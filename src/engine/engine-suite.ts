@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../../test/support/test-config.ts';
 import { localServiceContext } from '../service/local-context.ts';
 import { answerInput, forkSession, resumeSession, stopSession } from '../service/session-control.ts';
+import { ManualClock } from '../shared/clock.ts';
+import { QuarryError } from '../shared/errors.ts';
 import { eventually, type StoreHarness, sleep, type TestDatabase } from '../store/conformance/harness.ts';
 import type { Store } from '../store/store.ts';
 import { Runner, type RunnerOptions } from './runner.ts';
@@ -237,6 +239,45 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const retried = await runToCompletion(makeRunner(store, probe), store, session.id);
       expect((retried.output as DurabilityOutput).report).toBe(REFERENCE_REPORT);
       expect(probe.count('plan')).toBe(1);
+    });
+
+    it('pauses a step through a provider outage of any length, never failing the run (issue 36)', async () => {
+      let calls = 0;
+      const outage: Workflow<unknown, string> = {
+        name: 'outage',
+        version: 1,
+        run: (ctx) =>
+          ctx.step({ key: 'ask-the-model' }, () => {
+            calls += 1;
+            // Forty refusals: more than any fixed number of tries, and hours of back-off in real time.
+            if (calls <= 40)
+              throw new QuarryError('STEP_FAILED', 'the model server answers 503', { isRetryable: true });
+            return 'answered';
+          }),
+      };
+      const clock = new ManualClock();
+      const runner = new Runner({
+        store: database.store,
+        workflows: new WorkflowRegistry([outage]),
+        log: () => undefined,
+        retryClock: clock,
+      });
+      const session = await database.store.createSession({
+        ownerId: 'local',
+        title: 't',
+        question: 'q',
+        workflow: { name: 'outage', version: 1 },
+        run: { kind: 'initial' },
+      });
+      const result = await runner.runSession(session.id);
+      expect(result).toMatchObject({ status: 'completed', output: 'answered' });
+      const retries = (await database.store.readEvents(session.id, { limit: 500 })).filter(
+        (event) => event.type === 'step-retry',
+      );
+      expect(retries).toHaveLength(40);
+      // Back-offs double to a minute and stay there.
+      expect(Math.max(...clock.waits)).toBe(60_000);
+      expect(clock.waits.reduce((total, wait) => total + wait, 0)).toBeGreaterThan(30 * 60_000);
     });
 
     it('lets exactly one of two racing runners run a session, in 100 trials', async () => {

@@ -1,3 +1,4 @@
+import type { Clock } from '../shared/clock.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { type EventDataMap, type EventType, event } from '../shared/events.ts';
 import { reportOperation } from '../shared/operations.ts';
@@ -17,20 +18,6 @@ import type {
 } from '../store/store.ts';
 import { RunSession } from './run-session.ts';
 import { endsOnPurpose, InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
-
-/**
- * Tries of a step's work, the first included, when it fails for a passing reason (a provider down,
- * overloaded or rate-limiting): with back-offs doubling to a minute, about three minutes of waiting
- * before a provider that stays down fails the run.
- */
-const STEP_RETRIES = 10;
-
-/** A store that is busy or unreachable, directly or as the cause of a step's own error. */
-function isStoreOutage(error: QuarryError): boolean {
-  const cause = error.cause;
-  if (cause instanceof QuarryError && cause !== error && isStoreOutage(cause)) return true;
-  return error.code === 'STORE_UNAVAILABLE' || error.code === 'STORE_BUSY';
-}
 
 export interface StepOptions {
   /** Unique within the run; the journal is memoized by it. Use paths: `iteration-2/search-0`. */
@@ -79,6 +66,8 @@ export interface RunContextOptions {
   /** Called when a write discovers that the lease is gone, so the activation stops everywhere. */
   onLeaseLost: () => void;
   maxAttempts: number;
+  /** How a step waits before trying again after a passing outage. Default: real time. */
+  retryClock?: Clock;
 }
 
 interface JournaledSpec {
@@ -160,6 +149,7 @@ export class RunContext {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly onLeaseLost: () => void;
   private readonly maxAttempts: number;
+  private readonly retryClock: Clock | undefined;
   private lastPhase: string | null = null;
   private draining = false;
 
@@ -173,6 +163,7 @@ export class RunContext {
     this.signal = options.signal;
     this.onLeaseLost = options.onLeaseLost;
     this.maxAttempts = options.maxAttempts;
+    this.retryClock = options.retryClock;
     this.session = new RunSession(options.store, { sessionId: this.sessionId, runId: this.runId, fence: this.fence });
     for (const record of options.journal) this.records.set(record.key, record);
   }
@@ -401,12 +392,15 @@ export class RunContext {
             this.signal,
           ),
         {
-          // The store's own outage is waited out for as long as the lease holds (the lease keeper
-          // aborts the signal when it cannot renew); anything else gets a few tries.
-          attempts: (error) => (isStoreOutage(error) ? Number.POSITIVE_INFINITY : STEP_RETRIES),
+          // A passing outage (the store, a model or search provider down, overloaded or rate-limiting)
+          // pauses the step, never fails the run: it is tried again, back-offs doubling to a minute,
+          // for as long as the run goes on (a stop, a shutdown or a lost lease aborts the signal).
+          // Each wait is a `step-retry` event ("waiting for the model" in every interface).
+          attempts: Number.POSITIVE_INFINITY,
           // Long enough to honor a site's Retry-After; back-offs of their own stay short.
           maxDelayMs: 60_000,
           signal: this.signal,
+          clock: this.retryClock,
           onRetry: ({ attempt, delayMs, error }) =>
             void this.emit('step-retry', { key, attempt, delayMs, error: toErrorInfo(error) }).catch(() => undefined),
         },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Log } from '../config/log.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
 import { reportOperation } from '../shared/operations.ts';
@@ -32,6 +33,8 @@ export interface RunnerOptions {
   maxClaims?: number;
   /** Safety-net poll for runnable sessions when no notification arrives. Default min(5 s, lease TTL). */
   pollMs?: number;
+  /** How steps wait between tries after a passing outage (tests inject one). Default: real time. */
+  retryClock?: Clock;
   /** Where the worker loop's lines go (a line per run, and unexpected errors), with what they are about. Default `console.error`. */
   log?: Log;
 }
@@ -93,6 +96,7 @@ export class Runner {
   private readonly ttlMs: number;
   private readonly heartbeatMs: number;
   private readonly maxAttempts: number;
+  private readonly retryClock: Clock | undefined;
   private readonly maxClaims: number;
   private readonly pollMs: number;
   private readonly log: NonNullable<RunnerOptions['log']>;
@@ -112,6 +116,7 @@ export class Runner {
     this.ttlMs = options.leaseTtlMs ?? 15_000;
     this.heartbeatMs = options.heartbeatMs ?? Math.min(this.ttlMs / 3, 2_000);
     this.maxAttempts = options.maxAttempts ?? 3;
+    this.retryClock = options.retryClock;
     this.maxClaims = options.maxClaims ?? 5;
     // An expired lease sends no notification: polling at least once per lease length bounds how
     // long a dead worker's sessions wait (about ttl + poll).
@@ -366,6 +371,7 @@ export class Runner {
         signal: controller.signal,
         onLeaseLost: () => controller.abort(new LeaseLostSignal(lease.sessionId)),
         maxAttempts: this.maxAttempts,
+        retryClock: this.retryClock,
       });
       activation.context = context;
       if (this.handingOff) context.drainNewSteps();
