@@ -26,6 +26,11 @@ export interface QuarryConfig {
   model: string | null;
   /** A faster model for light steps (titles, notes, follow-up triage); null: the main model. */
   fastModel: string | null;
+  /**
+   * New sessions ask clarifying questions first unless a request says otherwise (their `clarify`
+   * setting's default): how chat, Responses and MCP clients, which send no settings, get them.
+   */
+  clarify: boolean;
   /** Private hosts or CIDRs that fetches may reach. */
   fetchAllow: string[];
   /** Dollars per million tokens, for the cost ledger; null: no cost. */
@@ -110,6 +115,7 @@ function fileSchema() {
     search: names,
     model: optional(name),
     fastModel: optional(name),
+    clarify: optional(z.boolean()),
     fetchAllow: names,
     pricePerMillionTokens: optional(
       strictObject({ input: z.number().check(z.gte(0)), output: z.number().check(z.gte(0)) }),
@@ -250,6 +256,7 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
     search: flags.search ?? list(env.QUARRY_SEARCH, ',') ?? file.search ?? [],
     model: flags.model ?? (env.QUARRY_MODEL || undefined) ?? file.model ?? null,
     fastModel: flags.fastModel ?? (env.QUARRY_FAST_MODEL || undefined) ?? file.fastModel ?? null,
+    clarify: env.QUARRY_CLARIFY ? env.QUARRY_CLARIFY !== '0' && env.QUARRY_CLARIFY !== 'false' : (file.clarify ?? false),
     fetchAllow: list(env.QUARRY_FETCH_ALLOW, ',') ?? file.fetchAllow ?? [],
     price: parsePrice(env.QUARRY_PRICE_PER_MTOK, file.pricePerMillionTokens),
     providers: {

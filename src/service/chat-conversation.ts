@@ -48,7 +48,8 @@ function prefixMatch(stored: Message[], incoming: ChatTurn[]): 0 | 1 | 2 {
 }
 
 /**
- * The user's session whose stored conversation best leads into `incoming` (at least one exchange):
+ * The user's session whose stored conversation best leads into `incoming` (at least one exchange;
+ * a waiting session's question to the person counts as its reply):
  * a word-for-word prefix before one whose assistant replies the client edited, the longer before
  * the shorter, the most recently updated among equals; null when none does.
  */
@@ -59,6 +60,9 @@ async function findByHistory(context: ServiceContext, incoming: ChatTurn[]): Pro
   for (const session of page.sessions) {
     if (session.question !== first) continue;
     const stored = (await context.store.listMessages(session.id)).filter(conversational);
+    // A waiting session's last reply was what it asks (clarifying questions, an outline), never stored.
+    const pending = session.status === 'waiting' ? await pendingInput(context, session) : null;
+    if (pending) stored.push({ ...stored.at(-1)!, role: 'assistant', content: pendingQuestion(pending.input) });
     const match = stored.length < 2 ? 0 : prefixMatch(stored, incoming);
     if (match === 0) continue;
     if (!best || match > best.match || (match === best.match && stored.length > best.length))

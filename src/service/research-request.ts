@@ -53,11 +53,12 @@ export function researchSettings(
   settings: Record<string, unknown> | undefined,
   sources: { docs: string[]; search: string[] },
 ): ResearchSettings {
-  const { model, fastModel } = context.config;
+  const { model, fastModel, clarify } = context.config;
   const parsed = parseResearchSettings(
     {
       ...(model ? { model } : {}),
       ...(fastModel ? { fastModel } : {}),
+      ...(clarify ? { clarify } : {}),
       ...settings,
       ...sources,
     },

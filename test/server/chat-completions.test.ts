@@ -118,6 +118,45 @@ function describeChat(harness: StoreHarness, skip: string | null) {
       expect(again.usage).toEqual(await journalUsage(sessionId));
     });
 
+    it('asks clarifying questions first on a server that says so, and researches once the chat answers them', async () => {
+      await server.close();
+      server = await startServer({
+        store: database.store,
+        config: testConfig({
+          QUARRY_DOCS: join(home, 'docs'),
+          QUARRY_PORT: '0',
+          QUARRY_MODEL: 'openai-compatible:fake',
+          QUARRY_LLM_BASE_URL: fake.baseUrl,
+          QUARRY_LLM_API_KEY: 'k',
+          QUARRY_CLARIFY: '1',
+        }),
+        runner: true,
+        log: () => undefined,
+      });
+      const openai = client();
+      const asked = await openai.chat.completions.create({
+        model: 'quarry',
+        messages: [{ role: 'user', content: QUESTION }],
+      });
+      const questions = asked.choices[0]!.message.content!;
+      expect(questions).toMatch(/^Before I start, a few questions/);
+      expect(asked.choices[0]!.finish_reason).toBe('stop');
+      const answered = await openai.chat.completions.create({
+        model: 'quarry',
+        messages: [
+          { role: 'user', content: QUESTION },
+          { role: 'assistant', content: questions },
+          { role: 'user', content: 'Only tidal barrages, please.' },
+        ],
+      });
+      expect(answered.choices[0]!.message.content).toContain('## Sources');
+      const [session] = (await database.store.listSessions()).sessions;
+      const plan = (await database.store.listSteps(session!.id, { includePrompts: true })).find(
+        (step) => step.key === 'plan',
+      );
+      expect(plan?.prompt?.user).toContain('Clarification from the person asking: Only tidal barrages, please.');
+    });
+
     it('raises a failed research as an error in the client, streamed or not', async () => {
       failing = true;
       const plain = client().chat.completions.create({
