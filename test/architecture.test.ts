@@ -100,6 +100,7 @@ describe('source architecture', () => {
       }
     }
     expect([...shared].sort()).toEqual([
+      'research/clarify.ts',
       'research/mark-claims.ts',
       'research/research-types.ts',
       'research/step-keys.ts',
