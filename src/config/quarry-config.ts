@@ -256,7 +256,9 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
     search: flags.search ?? list(env.QUARRY_SEARCH, ',') ?? file.search ?? [],
     model: flags.model ?? (env.QUARRY_MODEL || undefined) ?? file.model ?? null,
     fastModel: flags.fastModel ?? (env.QUARRY_FAST_MODEL || undefined) ?? file.fastModel ?? null,
-    clarify: env.QUARRY_CLARIFY ? env.QUARRY_CLARIFY !== '0' && env.QUARRY_CLARIFY !== 'false' : (file.clarify ?? false),
+    clarify: env.QUARRY_CLARIFY
+      ? env.QUARRY_CLARIFY !== '0' && env.QUARRY_CLARIFY !== 'false'
+      : (file.clarify ?? false),
     fetchAllow: list(env.QUARRY_FETCH_ALLOW, ',') ?? file.fetchAllow ?? [],
     price: parsePrice(env.QUARRY_PRICE_PER_MTOK, file.pricePerMillionTokens),
     providers: {

@@ -77,7 +77,7 @@ export const messageSchema = z
     createdAt: iso,
     reportVersion: z.number().int().optional().openapi({
       description:
-        'In a session’s detail: this answer is that report version, whose text is under `report` (`content` is then empty, so a long report is not sent twice). `GET /api/sessions/:id/messages` always carries the text.',
+        'In a session’s detail: this answer is that report version (`content` is then empty, so a long report is not sent twice; the text is `report.latest` or `GET /api/sessions/:id/reports/{version}`). `GET /api/sessions/:id/messages` always carries the text.',
     }),
   })
   .openapi('Message');
@@ -120,12 +120,24 @@ export const researchStateSchema = z
   })
   .openapi('ResearchState');
 
+/** A report version as a session's detail lists it: its text is `report.latest` or `GET …/reports/{version}`. */
 export const reportVersionSchema = z.object({
   version: z.number().int(),
   runId: z.string(),
   createdAt: iso,
-  report: z.string(),
   claims: z.array(claimSchema),
+});
+
+/** One report version with its text. */
+export const reportSchema = reportVersionSchema.extend({ report: z.string() }).openapi('Report');
+
+export const reportParams = idParams.extend({
+  version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .openapi({ param: { name: 'version', in: 'path' } }),
 });
 
 export const errorInfoSchema = z.object({ code: z.enum(errorCodes), message: z.string() });
@@ -408,6 +420,7 @@ export const capabilitiesSchema = z
 export type SessionSummaryWire = z.output<typeof sessionSummarySchema>;
 export type SessionDetailWire = z.output<typeof sessionDetailSchema>;
 export type CitationWire = z.output<typeof citationSchema>;
+export type ReportWire = z.output<typeof reportSchema>;
 export type StepWire = z.output<typeof stepSchema>;
 export type SourceWire = z.output<typeof sourceSchema>;
 export type MessageWire = z.output<typeof messageSchema>;

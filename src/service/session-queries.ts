@@ -77,6 +77,19 @@ export function reportVersions(runs: Run[]): ReportVersion[] {
     }));
 }
 
+/** One report version of a session, with its text; `NOT_FOUND` when the session has no such version. */
+export async function sessionReport(
+  context: ServiceContext,
+  request: { sessionId: string; version: number },
+): Promise<ReportVersion> {
+  const found = reportVersions(await context.store.listRuns(request.sessionId))[request.version - 1];
+  if (!found)
+    throw new QuarryError('NOT_FOUND', `Session "${request.sessionId}" has no report version ${request.version}.`, {
+      details: { sessionId: request.sessionId, version: request.version },
+    });
+  return found;
+}
+
 /** The research state of the latest completed run that recorded one. */
 export function latestResearchState(runs: Run[]): ResearchState | null {
   for (const run of [...runs].reverse()) {

@@ -95,9 +95,14 @@ describe('HTTP API', () => {
     expect(detail.body.report.latest).toContain('## Sources');
     expect(detail.body.report.versions).toHaveLength(1);
     expect(detail.body.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant']);
-    // The answer that is the report points at its version instead of carrying the text a third time.
+    // The report's text comes once: the answer that is the report points at its version, and the
+    // version list carries no text (one version's is GET …/reports/{version}).
     expect(detail.body.messages[1]).toMatchObject({ role: 'assistant', content: '', reportVersion: 1 });
-    expect(JSON.stringify(detail.body).split('## Sources').length - 1).toBe(2);
+    expect(JSON.stringify(detail.body).split('## Sources').length - 1).toBe(1);
+    expect(detail.body.report.versions[0]).not.toHaveProperty('report');
+    const version = await api(`/api/sessions/${id}/reports/1`);
+    expect(version).toMatchObject({ status: 200, body: { version: 1, report: detail.body.report.latest } });
+    expect((await api(`/api/sessions/${id}/reports/2`)).status).toBe(404);
     const messages = await api(`/api/sessions/${id}/messages`);
     expect(messages.body.messages[1].content).toBe(detail.body.report.latest);
     expect(detail.body.sources.some((source: { citation: number | null }) => source.citation === 1)).toBe(true);

@@ -9,6 +9,7 @@ import type {
   CapabilitiesWire,
   CitationWire,
   MessageWire,
+  ReportWire,
   SessionDetailWire,
   SessionSummaryWire,
   SourceWire,
@@ -103,6 +104,8 @@ export const api = {
   steps: (id: string) => request<{ steps: Step[] }>(`${sessionPath(id)}/steps`),
   step: (id: string, runId: string, key: string) =>
     request<Step>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
+  /** A report version's text (a session's detail carries only the latest). */
+  report: (id: string, version: number) => request<ReportWire>(`${sessionPath(id)}/reports/${version}`),
   citation: (id: string, number: number, version?: number) =>
     request<Citation>(`${sessionPath(id)}/citations/${number}${version ? `?version=${version}` : ''}`),
   shareState: (id: string) => request<{ shared: boolean; sharedAt: string | null }>(`${sessionPath(id)}/share`),

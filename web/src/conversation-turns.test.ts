@@ -6,44 +6,17 @@ const message = (seq: number, role: Message['role'], content: string) =>
   ({ id: String(seq), seq, role, content, runId: null, phase: null, createdAt: '2026-11-25T00:00:00Z' }) as Message;
 
 it('keeps answers, leaves out the first report, and says where a later report version answered', () => {
-  const versions = [
-    { version: 1, report: '# Tides\n\nFirst report.' },
-    { version: 2, report: '# Tides\n\nSecond report.' },
-  ];
-  const turns = conversationTurns(
-    [
-      message(1, 'user', 'How do tides work?'),
-      message(2, 'assistant', versions[0]!.report),
-      message(3, 'user', 'When did La Rance open?'),
-      message(4, 'assistant', 'In 1966 [1].'),
-      message(5, 'user', 'Cover wave power too.'),
-      message(6, 'assistant', versions[1]!.report),
-    ],
-    versions,
-  );
+  const turns = conversationTurns([
+    message(1, 'user', 'How do tides work?'),
+    { ...message(2, 'assistant', ''), reportVersion: 1 },
+    message(3, 'user', 'When did La Rance open?'),
+    message(4, 'assistant', 'In 1966 [1].'),
+    message(5, 'user', 'Cover wave power too.'),
+    { ...message(6, 'assistant', ''), reportVersion: 2 },
+  ]);
   expect(turns.map((turn) => [turn.role, turn.content])).toEqual([
     ['user', 'When did La Rance open?'],
     ['assistant', 'In 1966 [1].'],
-    ['user', 'Cover wave power too.'],
-    ['assistant', '_Written as version 2 of the report, shown above._'],
-  ]);
-});
-
-it('takes the version a session detail names for an answer whose text it leaves out', () => {
-  const versions = [
-    { version: 1, report: '# Tides\n\nFirst report.' },
-    { version: 2, report: '# Tides\n\nSecond report.' },
-  ];
-  const turns = conversationTurns(
-    [
-      message(1, 'user', 'How do tides work?'),
-      { ...message(2, 'assistant', ''), reportVersion: 1 },
-      message(3, 'user', 'Cover wave power too.'),
-      { ...message(4, 'assistant', ''), reportVersion: 2 },
-    ],
-    versions,
-  );
-  expect(turns.map((turn) => [turn.role, turn.content])).toEqual([
     ['user', 'Cover wave power too.'],
     ['assistant', '_Written as version 2 of the report, shown above._'],
   ]);

@@ -5,15 +5,10 @@ import type { Message } from './api-client.ts';
  * to the question (shown above, not repeated); a later turn answered with a new version of the
  * report says so instead of repeating it, so its question never stands with nothing under it.
  */
-export function conversationTurns(
-  messages: readonly Message[],
-  versions: readonly { version: number; report: string }[],
-): Message[] {
-  const versionOf = new Map(versions.map((each) => [each.report, each.version]));
+export function conversationTurns(messages: readonly Message[]): Message[] {
   return messages.slice(1).flatMap((message) => {
-    // The server names the version (its detail does not repeat the text); older servers sent the text.
-    const version =
-      message.role === 'assistant' ? (message.reportVersion ?? versionOf.get(message.content)) : undefined;
+    // The server names the version an answer is (the session's detail leaves its text out).
+    const version = message.role === 'assistant' ? message.reportVersion : undefined;
     if (version === undefined) return [message];
     if (version === 1) return [];
     return [{ ...message, content: `_Written as version ${version} of the report, shown above._` }];

@@ -9,6 +9,7 @@ import {
   listSessionMessages,
   listSessionSources,
   listSessionSteps,
+  sessionReport,
   showSession,
 } from '../../service/session-queries.ts';
 import { updateSession } from '../../service/session-settings.ts';
@@ -30,6 +31,8 @@ import {
   messageBody,
   messageSchema,
   messagesQuery,
+  reportParams,
+  reportSchema,
   resumeBody,
   sessionDetailSchema,
   sessionPageSchema,
@@ -257,6 +260,14 @@ const routes = {
       409: conflict,
     },
   }),
+  report: createRoute({
+    method: 'get',
+    path: '/{id}/reports/{version}',
+    tags,
+    summary: 'One report version with its text (the detail carries only the latest text)',
+    request: { params: reportParams },
+    responses: { 200: json(reportSchema, 'The report version'), 404: notFound },
+  }),
   citation: createRoute({
     method: 'get',
     path: '/{id}/citations/{number}',
@@ -408,6 +419,20 @@ export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
         // How many journal payloads the store could not read back (damage on disk), when any.
         ...(file.damaged.length > 0 ? { 'x-quarry-damaged-payloads': String(file.damaged.length) } : {}),
       });
+    })
+    .openapi(routes.report, async (c) => {
+      const { id, version } = c.req.valid('param');
+      const report = await sessionReport(c.get('context'), { sessionId: id, version });
+      return c.json(
+        {
+          version: report.version,
+          runId: report.runId,
+          createdAt: new Date(report.createdAt).toISOString(),
+          claims: report.claims,
+          report: report.report,
+        },
+        200,
+      );
     })
     .openapi(routes.citation, async (c) => {
       const { id, number } = c.req.valid('param');

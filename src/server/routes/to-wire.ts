@@ -98,11 +98,11 @@ export function sessionDetail(view: SessionView): SessionDetailWire {
     })),
     report: {
       latest: view.reports.at(-1)?.report ?? null,
+      // Without their text: the latest is above, any other one is `GET …/reports/{version}`.
       versions: view.reports.map((report) => ({
         version: report.version,
         runId: report.runId,
         createdAt: iso(report.createdAt),
-        report: report.report,
         claims: report.claims,
       })),
     },

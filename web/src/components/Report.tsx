@@ -1,6 +1,6 @@
-import { type MouseEvent, useMemo, useState } from 'react';
+import { type MouseEvent, useEffect, useMemo, useState } from 'react';
 import { markClaims } from '../../../src/research/mark-claims.ts';
-import type { SessionDetail } from '../api-client.ts';
+import { api, type SessionDetail } from '../api-client.ts';
 import { renderReport, reportSections } from '../render-report.ts';
 import { CitationCard, type HoveredCitation } from './CitationCard.tsx';
 
@@ -96,8 +96,24 @@ export function Report({
   const [reason, setReason] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const [hovered, setHovered] = useState<HoveredCitation | null>(null);
-  const version = versions.find((each) => each.version === chosen) ?? versions.at(-1);
-  const sections = useMemo(() => reportSections(version?.report ?? ''), [version?.report]);
+  const latest = versions.at(-1);
+  const version = versions.find((each) => each.version === chosen) ?? latest;
+  // The detail carries the latest text only; an earlier version's text is fetched when chosen.
+  const [earlier, setEarlier] = useState<{ version: number; report: string } | null>(null);
+  const wanted = version && version !== latest ? version.version : null;
+  useEffect(() => {
+    if (wanted === null) return;
+    let current = true;
+    api.report(detail.id, wanted).then(
+      (fetched) => current && setEarlier({ version: fetched.version, report: fetched.report }),
+      () => current && setChosen(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [detail.id, wanted]);
+  const text = wanted === null ? (detail.report.latest ?? '') : earlier?.version === wanted ? earlier.report : null;
+  const sections = useMemo(() => reportSections(text ?? ''), [text]);
   if (!version) return <p className="muted">No report yet.</p>;
   const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
   const flagged = version.claims.filter((claim) => claim.verdict !== 'supported');
@@ -147,7 +163,7 @@ export function Report({
         </label>
       )}
       <div className="report-tools">
-        <button type="button" onClick={() => void copy(version.report, 'the report as Markdown')}>
+        <button type="button" disabled={text === null} onClick={() => void copy(text ?? '', 'the report as Markdown')}>
           Copy report
         </button>
         {copied && (
@@ -158,7 +174,7 @@ export function Report({
       </div>
       <SourceStrip
         sources={detail.sources}
-        report={version.report}
+        report={text ?? ''}
         onCite={(number) => onCite({ number, version: version.version })}
       />
       {sections.length > 1 && (
@@ -191,6 +207,7 @@ export function Report({
           </button>
         </p>
       )}
+      {text === null && <p className="muted">Loading version {version.version}…</p>}
       <article
         onClick={onClick}
         onMouseOver={onHover}
@@ -200,7 +217,7 @@ export function Report({
         onKeyDown={(event) => event.key === 'Escape' && setHovered(null)}
         // biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes any HTML in the Markdown; sources never run script
         dangerouslySetInnerHTML={{
-          __html: renderReport(markClaims(version.report, flagged as Parameters<typeof markClaims>[1]), {
+          __html: renderReport(markClaims(text ?? '', flagged as Parameters<typeof markClaims>[1]), {
             citations,
             flagged,
           }),

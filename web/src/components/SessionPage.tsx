@@ -133,7 +133,7 @@ export function SessionPage({
   // Until the person picks a tab: the report once there is one, the progress before.
   const shown: Tab = tab ?? (detail.report.versions.length > 0 && !running ? 'report' : 'progress');
   const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
-  const conversation = conversationTurns(detail.messages, detail.report.versions);
+  const conversation = conversationTurns(detail.messages);
   const latest = detail.report.versions.at(-1)?.version ?? 1;
 
   return (
