@@ -103,6 +103,7 @@ describe('HTTP API', () => {
     const version = await api(`/api/sessions/${id}/reports/1`);
     expect(version).toMatchObject({ status: 200, body: { version: 1, report: detail.body.report.latest } });
     expect((await api(`/api/sessions/${id}/reports/2`)).status).toBe(404);
+    for (const bad of ['0', 'first', '1.5']) expect((await api(`/api/sessions/${id}/reports/${bad}`)).status).toBe(400);
     const messages = await api(`/api/sessions/${id}/messages`);
     expect(messages.body.messages[1].content).toBe(detail.body.report.latest);
     expect(detail.body.sources.some((source: { citation: number | null }) => source.citation === 1)).toBe(true);

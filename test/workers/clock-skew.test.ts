@@ -78,6 +78,15 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
     return session.id;
   }
 
+  async function bothCompleted(first: string, second: string): Promise<void> {
+    await eventually(
+      async () =>
+        (await database.store.getSession(first)).status === 'completed' &&
+        (await database.store.getSession(second)).status === 'completed',
+      within(60_000),
+    );
+  }
+
   async function leaseOf(sessionId: string) {
     return (await database.store.getSession(sessionId)).lease;
   }
@@ -144,12 +153,7 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
     holder.kill('SIGKILL');
     await eventually(async () => (await leaseOf(first))?.workerId === 'ahead', within(20_000));
     fake.release();
-    await eventually(
-      async () =>
-        (await database.store.getSession(first)).status === 'completed' &&
-        (await database.store.getSession(second)).status === 'completed',
-      within(60_000),
-    );
+    await bothCompleted(first, second);
   });
 
   it("a holder's wall clock jumping two hours back does not hand its session to another worker", {
@@ -185,12 +189,7 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
     expect((await database.store.getSession(first)).status).toBe('running');
 
     fake.release();
-    await eventually(
-      async () =>
-        (await database.store.getSession(first)).status === 'completed' &&
-        (await database.store.getSession(second)).status === 'completed',
-      within(60_000),
-    );
+    await bothCompleted(first, second);
     const runStarts = (await database.store.readEvents(first)).filter((event) => event.type === 'run-start');
     expect(runStarts.map((event) => (event.data as { workerId: string }).workerId)).toEqual(['jumps']);
   });

@@ -50,6 +50,10 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
       if (breadth !== undefined) settings.queriesPerIteration = breadth;
       if (options.reviewOutline) settings.reviewOutline = true;
       if (options.clarify) settings.clarify = true;
+      if (options.clarify && !context.config.model)
+        console.error(
+          'quarry: --clarify asks with a model; without one (--model, QUARRY_MODEL) the question is researched as asked.',
+        );
       const progress = indexProgress(runtime);
       const { session, index, created } = await startResearch(
         context,
