@@ -18,8 +18,9 @@ export interface LeaseKeeperOptions {
 
 /**
  * Heartbeats a lease on a timer until stopped. A heartbeat that fails for a transient reason is
- * tried again on the next tick; once the lease has expired without a successful heartbeat, the
- * worker can no longer know it is the owner, so it gives up (`onLost`).
+ * tried again on the next tick; once the lease has expired without a successful heartbeat (failed,
+ * or still unanswered), the worker can no longer know it is the owner, so it gives up (`onLost`,
+ * once).
  */
 export function keepLease(options: LeaseKeeperOptions): { stop(): void } {
   // Expiry is judged on this process's monotonic clock from the last renewal the store confirmed
@@ -27,8 +28,20 @@ export function keepLease(options: LeaseKeeperOptions): { stop(): void } {
   let renewedAt = performance.now();
   let beating = false;
   let stopped = false;
+  let lost = false;
+  const lose = () => {
+    if (lost) return;
+    lost = true;
+    options.onLost();
+  };
   const timer = setInterval(async () => {
-    if (beating || stopped) return;
+    if (stopped) return;
+    // A heartbeat that never comes back (a connection gone silent) must not hold the lease forever
+    // in this process's eyes: past the TTL without a confirmed renewal, the lease is given up.
+    if (beating) {
+      if (performance.now() - renewedAt > options.ttlMs) lose();
+      return;
+    }
     beating = true;
     try {
       const started = performance.now();
@@ -42,7 +55,7 @@ export function keepLease(options: LeaseKeeperOptions): { stop(): void } {
         isQuarryError(error, 'SESSION_NOT_FOUND') ||
         performance.now() - renewedAt > options.ttlMs
       )
-        options.onLost();
+        lose();
     } finally {
       beating = false;
     }

@@ -401,8 +401,9 @@ export class RunContext {
           maxDelayMs: 60_000,
           signal: this.signal,
           clock: this.retryClock,
+          // Recorded before the wait begins: every interface shows the wait while it lasts.
           onRetry: ({ attempt, delayMs, error }) =>
-            void this.emit('step-retry', { key, attempt, delayMs, error: toErrorInfo(error) }).catch(() => undefined),
+            this.emit('step-retry', { key, attempt, delayMs, error: toErrorInfo(error) }).catch(() => undefined),
         },
       );
     } catch (error) {

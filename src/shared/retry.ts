@@ -13,8 +13,8 @@ export interface RetryOptions {
   maxDelayMs?: number;
   clock?: Clock;
   signal?: AbortSignal;
-  /** Told before each wait (for a log line or a status event). */
-  onRetry?: (info: { attempt: number; delayMs: number; error: QuarryError }) => void;
+  /** Told before each wait (for a log line or a status event); a promise it returns is awaited first. */
+  onRetry?: (info: { attempt: number; delayMs: number; error: QuarryError }) => void | Promise<void>;
 }
 
 /**
@@ -36,7 +36,7 @@ export async function withRetry<T>(work: (attempt: number) => Promise<T>, option
       if (attempt >= (typeof attempts === 'function' ? attempts(retryable) : attempts)) throw error;
       const backoff = Math.min(max, base * 2 ** Math.min(attempt - 1, 20));
       const delayMs = Math.min(max, retryable.retryAfterMs ?? backoff);
-      options.onRetry?.({ attempt, delayMs, error: retryable });
+      await options.onRetry?.({ attempt, delayMs, error: retryable });
       await clock.sleep(delayMs, options.signal);
     }
   }
