@@ -29,6 +29,21 @@ function describeChat(harness: StoreHarness, skip: string | null) {
     let fake: FakeOpenAiServer;
     let home: string;
     let failing = false;
+    /** A server researching with the fake model, over this test's documents. */
+    const startChatServer = (env: Record<string, string> = {}) =>
+      startServer({
+        store: database.store,
+        config: testConfig({
+          QUARRY_DOCS: join(home, 'docs'),
+          QUARRY_PORT: '0',
+          QUARRY_MODEL: 'openai-compatible:fake',
+          QUARRY_LLM_BASE_URL: fake.baseUrl,
+          QUARRY_LLM_API_KEY: 'k',
+          ...env,
+        }),
+        runner: true,
+        log: () => undefined,
+      });
     const client = () => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
 
     beforeEach(async () => {
@@ -42,18 +57,7 @@ function describeChat(harness: StoreHarness, skip: string | null) {
       }).start();
       home = mkdtempSync(join(tmpdir(), 'quarry-chat-'));
       cpSync(fixtures, join(home, 'docs'), { recursive: true });
-      server = await startServer({
-        store: database.store,
-        config: testConfig({
-          QUARRY_DOCS: join(home, 'docs'),
-          QUARRY_PORT: '0',
-          QUARRY_MODEL: 'openai-compatible:fake',
-          QUARRY_LLM_BASE_URL: fake.baseUrl,
-          QUARRY_LLM_API_KEY: 'k',
-        }),
-        runner: true,
-        log: () => undefined,
-      });
+      server = await startChatServer();
     });
     afterEach(async () => {
       await server?.close();
@@ -120,19 +124,7 @@ function describeChat(harness: StoreHarness, skip: string | null) {
 
     it('asks clarifying questions first on a server that says so, and researches once the chat answers them', async () => {
       await server.close();
-      server = await startServer({
-        store: database.store,
-        config: testConfig({
-          QUARRY_DOCS: join(home, 'docs'),
-          QUARRY_PORT: '0',
-          QUARRY_MODEL: 'openai-compatible:fake',
-          QUARRY_LLM_BASE_URL: fake.baseUrl,
-          QUARRY_LLM_API_KEY: 'k',
-          QUARRY_CLARIFY: '1',
-        }),
-        runner: true,
-        log: () => undefined,
-      });
+      server = await startChatServer({ QUARRY_CLARIFY: '1' });
       const openai = client();
       const asked = await openai.chat.completions.create({
         model: 'quarry',

@@ -47,11 +47,7 @@ export function OutlineReview({
         <button type="button" onClick={() => void answer('skip')}>
           Skip: research it as asked
         </button>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Failure error={error} />
       </section>
     );
   return (
@@ -77,11 +73,17 @@ export function OutlineReview({
       <button type="button" disabled={!feedback.trim()} onClick={() => void answer(feedback)}>
         Send feedback
       </button>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Failure error={error} />
     </section>
+  );
+}
+
+/** Why sending the answer failed, when it did. */
+function Failure({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {error}
+    </p>
   );
 }
