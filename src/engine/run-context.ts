@@ -112,7 +112,11 @@ function stepErrorInfo(error: unknown): ErrorInfo {
 
 /** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The work was begun already; whatever it ends with (a refused write: LEASE_LOST) is not news.
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
