@@ -3,11 +3,12 @@ import { clarifyingQuestionsOf, clarifyingText } from '../research/clarify.ts';
 import type { ResearchOutput } from '../research/research-types.ts';
 import { pendingInput } from '../service/session-control.ts';
 import { DELETING_REASON } from '../service/session-queries.ts';
+import { raceAbort } from '../shared/concurrency.ts';
 import { isQuarryError } from '../shared/errors.ts';
 import type { CliRuntime } from './cli-runtime.ts';
 import { exitCodes } from './error-to-exit-code.ts';
 import { printJson, printLine, shortId, whenOutputCloses } from './output.ts';
-import { Progress } from './progress.ts';
+import { CLEANUP_READ_MS, Progress } from './progress.ts';
 
 /**
  * Runs a session in this process with live progress until it completes, waits, fails or is
@@ -51,17 +52,20 @@ export async function runInForeground(
     context.runner.stopSession(sessionId, 'its output was closed');
   });
   let result: ActivationResult;
+  // Set once the run is over: what is read from the store after that is not waited for past it.
+  let deadline: AbortSignal;
   try {
     result = await context.runner.runSession(sessionId, options);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     forgetOutput();
-    await progress.stop();
+    deadline = AbortSignal.timeout(CLEANUP_READ_MS);
+    await progress.stop(deadline);
   }
   if (
     result.reason === DELETING_REASON ||
-    (result.status !== 'completed' && (await deleted(context.store, sessionId)))
+    (result.status !== 'completed' && (await deleted(context.store, sessionId, deadline)))
   ) {
     // Removed while it ran (`quarry rm --force` elsewhere): there is nothing left to resume.
     if (runtime.json) printJson({ type: 'result', sessionId, status: 'deleted' });
@@ -72,24 +76,35 @@ export async function runInForeground(
   // lease lasted, so it lapsed without anyone taking it). The message says which.
   const holder =
     result.status === 'lease-lost'
-      ? await context.store.getSession(sessionId).then(
-          // `running` as listings say it: a lease that has not lapsed (the database clock decides).
-          (session) => (session.status === 'running' ? (session.lease?.workerId ?? null) : null),
-          () => null,
-        )
+      ? await raceAbort(
+          context.store.getSession(sessionId).then(
+            // `running` as listings say it: a lease that has not lapsed (the database clock decides).
+            (session) => (session.status === 'running' ? (session.lease?.workerId ?? null) : null),
+          ),
+          deadline,
+        ).catch(() => null)
       : null;
   // A wait for clarifying answers shows its questions (an outline review's outline was in the progress).
   const asked =
     result.status === 'waiting'
       ? clarifyingQuestionsOf(
-          (await context.store.getSession(sessionId).then((waiting) => pendingInput(context, waiting)))?.input,
+          (
+            await raceAbort(
+              context.store.getSession(sessionId).then((waiting) => pendingInput(context, waiting)),
+              deadline,
+            ).catch(() => null)
+          )?.input,
         )
       : null;
   return report(runtime, sessionId, result, progress.printedReport, holder, asked);
 }
 
-async function deleted(store: { getSession(id: string): Promise<unknown> }, sessionId: string): Promise<boolean> {
-  return store.getSession(sessionId).then(
+async function deleted(
+  store: { getSession(id: string): Promise<unknown> },
+  sessionId: string,
+  deadline: AbortSignal,
+): Promise<boolean> {
+  return raceAbort(store.getSession(sessionId), deadline).then(
     () => false,
     (error: unknown) => isQuarryError(error, 'SESSION_NOT_FOUND'),
   );

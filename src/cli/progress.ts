@@ -1,4 +1,5 @@
 import { followEvents } from '../service/follow-events.ts';
+import { raceAbort } from '../shared/concurrency.ts';
 import { type StoredEvent, toWireEvent } from '../shared/events.ts';
 import { StreamedText } from '../shared/streamed-text.ts';
 import { unreachable } from '../shared/unreachable.ts';
@@ -14,6 +15,12 @@ interface Tally {
   tokens: number;
   current: string;
 }
+
+/**
+ * How long the reads made once a run is over (what to print about it) wait for the store, in all.
+ * Past it, the command says what it knows and exits rather than hang on a store that stopped answering.
+ */
+export const CLEANUP_READ_MS = 5_000;
 
 const spinner = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -118,10 +125,16 @@ export class Progress {
     })().catch(() => undefined);
   }
 
-  /** Shows every event committed so far, then stops following. */
-  async stop(): Promise<void> {
-    const { lastEventOffset } = await this.store.getSession(this.sessionId).catch(() => ({ lastEventOffset: 0 }));
-    for (let wait = 0; this.offset < lastEventOffset && wait < 100; wait++)
+  /**
+   * Shows every event committed so far, then stops following. A store that has not answered by
+   * `deadline` (a silent network partition) does not hold the command: what is shown is shown.
+   */
+  async stop(deadline: AbortSignal = AbortSignal.timeout(CLEANUP_READ_MS)): Promise<void> {
+    const lastEventOffset = await raceAbort(
+      this.store.getSession(this.sessionId).then((session) => session.lastEventOffset),
+      deadline,
+    ).catch(() => 0);
+    for (let wait = 0; this.offset < lastEventOffset && wait < 100 && !deadline.aborted; wait++)
       await new Promise((resolve) => setTimeout(resolve, 20));
     this.controller.abort();
     await this.following;

@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.ts';
+import { raceAbort } from '../shared/concurrency.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { type EventDataMap, type EventType, event } from '../shared/events.ts';
 import { reportOperation } from '../shared/operations.ts';
@@ -108,20 +109,6 @@ function replayed(record: StepRecord): unknown {
 function stepErrorInfo(error: unknown): ErrorInfo {
   if (isQuarryError(error)) return { code: error.code, message: error.message };
   return { code: 'STEP_FAILED', message: error instanceof Error ? error.message : String(error) };
-}
-
-/** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    // The work was begun already; whatever it ends with (a refused write: LEASE_LOST) is not news.
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**
@@ -478,7 +465,9 @@ export class RunContext {
       return await withRetry(
         async () => {
           try {
-            const value = await call();
+            // A write that gets no answer (a connection gone silent) is not waited for once the
+            // lease is lost: the store fences it, so it cannot land as this worker's any more.
+            const value = await raceAbort(call(), this.signal, (reason) => reason instanceof LeaseLostSignal);
             await letIoRun();
             return value;
           } catch (error) {

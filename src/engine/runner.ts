@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Log } from '../config/log.ts';
 import type { Clock } from '../shared/clock.ts';
+import { raceAbort } from '../shared/concurrency.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
 import { reportOperation } from '../shared/operations.ts';
@@ -342,8 +343,12 @@ export class Runner {
       onLost: () => controller.abort(new LeaseLostSignal(lease.sessionId)),
       onStopRequested: (reason) => controller.abort(new InterruptSignal(reason ?? 'stop requested')),
     });
+    // The store may stop answering altogether (a silent network partition): once the lease is lost,
+    // nothing more is waited for. The store fences every write, so none can land as ours any more.
+    const untilLost = <T>(work: Promise<T>) =>
+      raceAbort(work, controller.signal, (reason) => reason instanceof LeaseLostSignal);
     try {
-      const session = await this.store.getSession(lease.sessionId);
+      const session = await untilLost(this.store.getSession(lease.sessionId));
       const workflow = this.workflows.get(session.workflow.name);
       if (workflow.version !== session.workflow.version) {
         throw new QuarryError(
@@ -360,8 +365,8 @@ export class Runner {
       }
       if (!session.currentRunId)
         throw new QuarryError('RUN_NOT_FOUND', `Session "${session.id}" has no run to execute.`);
-      const run = await this.store.getRun(session.currentRunId);
-      const journal = await this.store.loadJournal(run.id);
+      const run = await untilLost(this.store.getRun(session.currentRunId));
+      const journal = await untilLost(this.store.loadJournal(run.id));
       const context = new RunContext({
         store: this.store,
         lease,
@@ -376,17 +381,19 @@ export class Runner {
       activation.context = context;
       if (this.handingOff) context.drainNewSteps();
       const resumePoint = computeResumePoint(journal);
-      await this.store.appendEvent({
-        sessionId: session.id,
-        fence: lease,
-        event: event('run-start', {
-          runId: run.id,
-          number: run.number,
-          workerId: this.workerId,
-          resumeAt: resumePoint.nextStep,
-          completedSteps: resumePoint.completedSteps,
+      await untilLost(
+        this.store.appendEvent({
+          sessionId: session.id,
+          fence: lease,
+          event: event('run-start', {
+            runId: run.id,
+            number: run.number,
+            workerId: this.workerId,
+            resumeAt: resumePoint.nextStep,
+            completedSteps: resumePoint.completedSteps,
+          }),
         }),
-      });
+      );
       let output: unknown;
       try {
         // The run's span continues the trace of the request that started the run (stored with it),
@@ -414,11 +421,13 @@ export class Runner {
         await context.settled();
       }
       if (controller.signal.aborted) throw controller.signal.reason;
-      await this.store.release(lease, {
-        status: 'completed',
-        runOutput: output,
-        events: [event('run-end', { status: 'completed' })],
-      });
+      await untilLost(
+        this.store.release(lease, {
+          status: 'completed',
+          runOutput: output,
+          events: [event('run-end', { status: 'completed' })],
+        }),
+      );
       return { sessionId: lease.sessionId, status: 'completed', output };
     } catch (error) {
       return await this.settle(lease, controller.signal.aborted ? controller.signal.reason : error);
@@ -458,12 +467,24 @@ export class Runner {
     try {
       // A store that is restarting is waited out while the lease lasts; after that, the session's
       // lease expires by itself and any worker (this one too) takes it up again.
-      const released = await withRetry(() => this.store.release(lease, release), {
-        attempts: Number.POSITIVE_INFINITY,
-        baseDelayMs: 250,
-        maxDelayMs: 5_000,
-        signal: AbortSignal.timeout(Math.max(1_000, this.ttlMs)),
-      });
+      const giveUp = AbortSignal.timeout(Math.max(1_000, this.ttlMs));
+      const unanswered = () =>
+        new QuarryError(
+          'STORE_UNAVAILABLE',
+          `The store did not answer while recording how session ${sessionId} ended.`,
+        );
+      const released = await withRetry(
+        () =>
+          raceAbort(this.store.release(lease, release), giveUp).catch((error: unknown) => {
+            throw giveUp.aborted ? unanswered() : error;
+          }),
+        {
+          attempts: Number.POSITIVE_INFINITY,
+          baseDelayMs: 250,
+          maxDelayMs: 5_000,
+          signal: giveUp,
+        },
+      );
       // An answer that arrived while the activation was ending turns `waiting` into `queued`.
       if (result.status === 'waiting' && released.status === 'queued') return { ...result, status: 'queued' };
       return result;

@@ -1,3 +1,4 @@
+import { raceAbort } from '../shared/concurrency.ts';
 import { isQuarryError } from '../shared/errors.ts';
 import type { StoredEvent } from '../shared/events.ts';
 import { withRetry } from '../shared/retry.ts';
@@ -20,7 +21,9 @@ export interface FollowEventsOptions {
  * follower pauses and goes on where it was once the store answers, instead of ending its stream.
  */
 function untilAnswered<T>(read: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  return withRetry(read, { attempts: Number.POSITIVE_INFINITY, baseDelayMs: 250, maxDelayMs: 5_000, signal });
+  // A read that never answers (a connection gone silent) is not waited for once the follower stops.
+  const attempt = signal ? () => raceAbort(read(), signal) : read;
+  return withRetry(attempt, { attempts: Number.POSITIVE_INFINITY, baseDelayMs: 250, maxDelayMs: 5_000, signal });
 }
 
 /**

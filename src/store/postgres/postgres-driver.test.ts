@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuarryError } from '../../shared/errors.ts';
+import { eventually } from '../conformance/harness.ts';
 import { PostgresDriver } from './postgres-driver.ts';
 
 /** One backend message: a type byte, a length that counts itself, the body. */
@@ -60,5 +61,49 @@ describe('PostgresDriver against a server shutting down', () => {
 
     const inTransaction = await driver.transaction((tx) => tx.query('SELECT 1')).catch((error: unknown) => error);
     expect(inTransaction).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+  });
+});
+
+/** A server that lets each connection in, then never says another word (a silent partition). */
+function serverThatGoesSilent(): Promise<{ url: string; heard: () => number; close: () => void }> {
+  const sockets = new Set<net.Socket>();
+  let heard = 0;
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('data', () => {
+      socket.write(Buffer.concat([message('R', Buffer.from([0, 0, 0, 0])), message('Z', Buffer.from('I'))]));
+      socket.on('data', () => (heard += 1));
+    });
+    socket.on('error', () => undefined);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      resolve({
+        url: `postgres://quarry@127.0.0.1:${port}/quarry`,
+        heard: () => heard,
+        close: () => {
+          for (const socket of sockets) socket.destroy();
+          server.close();
+        },
+      });
+    });
+  });
+}
+
+describe('PostgresDriver against a server that stops answering', () => {
+  it('closes anyway: a query left waiting on a silent connection is cut off, not waited for', async () => {
+    const server = await serverThatGoesSilent();
+    const driver = new PostgresDriver(server.url);
+    try {
+      await driver.connect();
+      const unanswered = driver.query('SELECT 1').catch((error: unknown) => error);
+      await eventually(() => server.heard() > 0);
+      await driver.close();
+      // Cut from this side: the query ends with the connection (and is not sent again: it is closed).
+      expect(await unanswered).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      server.close();
+    }
   });
 });

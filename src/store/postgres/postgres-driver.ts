@@ -1,6 +1,7 @@
 import type { Client, ClientBase, Pool, PoolClient } from 'pg';
 import pg from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
+import { raceAbort } from '../../shared/concurrency.ts';
 import { isQuarryError, isRetryable, QuarryError, storeClosed } from '../../shared/errors.ts';
 import { reportOperation } from '../../shared/operations.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
@@ -20,6 +21,8 @@ export interface PostgresDriverOptions {
 }
 
 const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000];
+/** How long `close` waits for the server to see its connections off before cutting them. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** A statement that only reads: running it again after a lost connection changes nothing. */
 function isReadOnly(sql: string): boolean {
@@ -199,6 +202,8 @@ export class PostgresDriver implements SqlDriver {
   private readonly statements = new Map<string, { text: string }>();
   /** Connections that reported an error; released ones are ended, never handed out again. */
   private readonly broken = new WeakSet<ClientBase>();
+  /** The pool's connections from the moment each starts connecting, so `close` can cut those that no longer answer. */
+  private readonly connections = new Set<Client>();
   private readonly reconnectDelaysMs: readonly number[];
   private readonly clock: Clock;
 
@@ -213,8 +218,16 @@ export class PostgresDriver implements SqlDriver {
         details: { field: 'schema' },
       });
     }
+    const connections = this.connections;
     this.pool = new pg.Pool({
       connectionString,
+      Client: class extends pg.Client {
+        constructor(config?: ConstructorParameters<typeof pg.Client>[0]) {
+          super(config);
+          connections.add(this);
+          this.once('end', () => connections.delete(this));
+        }
+      },
       max: options.maxConnections ?? 10,
       // An unreachable server fails a query in ten seconds instead of holding it forever.
       connectionTimeoutMillis: 10_000,
@@ -414,8 +427,16 @@ export class PostgresDriver implements SqlDriver {
     const listener = this.listener;
     this.listener = null;
     // Ends it even while it is still connecting (a command that printed and closes must exit).
-    if (listener) await listener.end().catch(() => undefined);
-    await this.pool.end();
+    const ended = Promise.all([listener?.end().catch(() => undefined), this.pool.end()]);
+    const answered = await raceAbort(ended, AbortSignal.timeout(CLOSE_GRACE_MS)).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    // A server that stopped answering (a silent network partition) never says goodbye, and a query
+    // still waiting on it never gives its connection back: their sockets are closed from this side.
+    for (const client of [...this.connections, listener]) client?.connection.stream.destroy();
+    ended.catch(() => undefined);
   }
 
   private channelName(channel: string): string {

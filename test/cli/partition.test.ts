@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../../src/store/conformance/harness.ts';
+import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
+import { within } from '../support/bounds.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * A silent network partition between a foreground run and its PostgreSQL: no reset, no error, the
+ * database simply stops answering mid-run. The run must not hang: once its lease has lapsed it stops,
+ * says so and exits; when the network returns, the session resumes with nothing lost.
+ */
+describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent network partition', () => {
+  let home: string;
+  let fake: FakeOpenAiServer;
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    home = mkdtempSync(join(tmpdir(), 'quarry-partition-'));
+    cpSync(join(root, 'test', 'fixtures', 'corpus'), join(home, 'docs'), { recursive: true });
+    fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+    database = await postgresHarness.create();
+    const url = new URL(database.location);
+    proxy = await new TcpProxy({ host: url.hostname, port: Number(url.port || 5432) }).start();
+    url.host = `127.0.0.1:${proxy.port}`;
+    env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      QUARRY_HOME: home,
+      QUARRY_DB: url.toString(),
+      QUARRY_MODEL: 'openai-compatible:fake',
+      QUARRY_LLM_BASE_URL: fake.baseUrl,
+      QUARRY_LLM_API_KEY: 'k',
+    };
+  });
+  afterEach(async () => {
+    fake.release();
+    proxy.heal();
+    await proxy.stop();
+    await database.destroy();
+    await fake.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const quarry = (args: string[]) => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'quarry'), ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { child, exited, output: () => output };
+  };
+
+  it('stops once its lease lapses, says so, and resumes when the network returns', {
+    timeout: within(120_000),
+  }, async () => {
+    fake.holdAfter(1);
+    const run = quarry(['run', 'How does tidal power generate electricity?', '--docs', join(home, 'docs')]);
+    await fake.waitUntilHeld(within(30_000));
+    const [session] = (await database.store.listSessions()).sessions;
+    // The network goes silent while a model call is out; its answer then has nowhere to be written.
+    proxy.blackhole();
+    fake.release();
+    const bound = within(90_000);
+    const code = await Promise.race([
+      run.exited,
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), bound).unref()),
+    ]);
+    if (code === 'hung') run.child.kill('SIGKILL');
+    expect(code, run.output()).toBe(5);
+    expect(run.output()).toContain(
+      'its lease lapsed while the store could not be reached, and no other worker has taken it',
+    );
+    expect(run.output()).not.toContain('nothing handled');
+
+    proxy.heal();
+    const resumed = quarry(['resume', session!.id.slice(0, 8)]);
+    expect(await resumed.exited, resumed.output()).toBe(0);
+    expect(resumed.output()).toContain(`Session ${session!.id} completed`);
+    const journal = await database.store.loadJournal((await database.store.getSession(session!.id)).currentRunId!);
+    expect(journal.filter((step) => step.status === 'completed').length).toBeGreaterThan(3);
+  });
+});
