@@ -64,6 +64,11 @@ export interface RunContextOptions {
   journal: readonly StepRecord[];
   /** Aborted on interrupt or lease loss; its reason is the signal. */
   signal: AbortSignal;
+  /**
+   * Aborted when the lease is lost, also after `signal` was aborted for another reason: a write
+   * still unanswered then (a silent network) is not waited for, since the store fences it.
+   */
+  leaseLost: AbortSignal;
   /** Called when a write discovers that the lease is gone, so the activation stops everywhere. */
   onLeaseLost: () => void;
   maxAttempts: number;
@@ -131,6 +136,7 @@ export class RunContext {
   readonly runNumber: number;
   readonly settings: Record<string, unknown>;
   readonly signal: AbortSignal;
+  private readonly leaseLost: AbortSignal;
   /** The session as this run may read and change it; every write is fenced by the lease. */
   readonly session: RunSession;
   private readonly store: Store;
@@ -152,6 +158,7 @@ export class RunContext {
     this.runNumber = options.run.number;
     this.settings = options.session.settings;
     this.signal = options.signal;
+    this.leaseLost = options.leaseLost;
     this.onLeaseLost = options.onLeaseLost;
     this.maxAttempts = options.maxAttempts;
     this.retryClock = options.retryClock;
@@ -467,7 +474,7 @@ export class RunContext {
           try {
             // A write that gets no answer (a connection gone silent) is not waited for once the
             // lease is lost: the store fences it, so it cannot land as this worker's any more.
-            const value = await raceAbort(call(), this.signal, (reason) => reason instanceof LeaseLostSignal);
+            const value = await raceAbort(call(), this.leaseLost);
             await letIoRun();
             return value;
           } catch (error) {

@@ -75,7 +75,13 @@ export interface RunSessionOptions {
 }
 
 interface Activation {
+  /** Aborted to end the activation: a stop, a shutdown, a hand-over or a lost lease (its reason). */
   controller: AbortController;
+  /**
+   * Aborted only when the lease is lost, even after `controller` was aborted for another reason (a
+   * stop during a partition): from then on no store call is waited for, since none can land as ours.
+   */
+  lost: AbortController;
   context: RunContext | null;
   done: Promise<ActivationResult>;
   /** The run, once read, and its trace when tracing is on: what the run's log line names. */
@@ -182,6 +188,7 @@ export class Runner {
     setMaxListeners(100, controller.signal);
     const activation: Activation = {
       controller,
+      lost: new AbortController(),
       context: null,
       done: Promise.resolve({ sessionId: lease.sessionId, status: 'failed' }),
     };
@@ -235,8 +242,9 @@ export class Runner {
       this.handingOff = true;
       for (const activation of this.active.values()) activation.context?.drainNewSteps();
     }
-    // A claim in flight when the loop stopped must land (and be handed back) before we look.
-    await this.filling?.catch(() => undefined);
+    // A claim in flight when the loop stopped must land (and be handed back) before we look; one the
+    // store never answers (a silent network) is not waited for past a lease, which it would outlast.
+    if (this.filling) await raceAbort(this.filling, AbortSignal.timeout(this.ttlMs)).catch(() => undefined);
     const activations = [...this.active.values()];
     if (options.handoff) {
       const grace = new Promise((resolve) => setTimeout(resolve, options.graceMs ?? 10_000).unref());
@@ -334,19 +342,24 @@ export class Runner {
   }
 
   private async activate(lease: Lease, activation: Activation): Promise<ActivationResult> {
-    const { controller } = activation;
+    const { controller, lost } = activation;
+    setMaxListeners(100, lost.signal);
+    const loseLease = () => {
+      const signal = new LeaseLostSignal(lease.sessionId);
+      lost.abort(signal);
+      controller.abort(signal);
+    };
     const keeper = keepLease({
       store: this.store,
       lease,
       ttlMs: this.ttlMs,
       intervalMs: this.heartbeatMs,
-      onLost: () => controller.abort(new LeaseLostSignal(lease.sessionId)),
+      onLost: loseLease,
       onStopRequested: (reason) => controller.abort(new InterruptSignal(reason ?? 'stop requested')),
     });
     // The store may stop answering altogether (a silent network partition): once the lease is lost,
     // nothing more is waited for. The store fences every write, so none can land as ours any more.
-    const untilLost = <T>(work: Promise<T>) =>
-      raceAbort(work, controller.signal, (reason) => reason instanceof LeaseLostSignal);
+    const untilLost = <T>(work: Promise<T>) => raceAbort(work, lost.signal);
     try {
       const session = await untilLost(this.store.getSession(lease.sessionId));
       const workflow = this.workflows.get(session.workflow.name);
@@ -374,7 +387,8 @@ export class Runner {
         run,
         journal,
         signal: controller.signal,
-        onLeaseLost: () => controller.abort(new LeaseLostSignal(lease.sessionId)),
+        leaseLost: lost.signal,
+        onLeaseLost: loseLease,
         maxAttempts: this.maxAttempts,
         retryClock: this.retryClock,
       });
@@ -430,7 +444,8 @@ export class Runner {
       );
       return { sessionId: lease.sessionId, status: 'completed', output };
     } catch (error) {
-      return await this.settle(lease, controller.signal.aborted ? controller.signal.reason : error);
+      const signal = lost.signal.aborted ? lost.signal : controller.signal;
+      return await this.settle(lease, signal.aborted ? signal.reason : error);
     } finally {
       keeper.stop();
     }

@@ -26,25 +26,17 @@ export async function mapConcurrent<T, R>(
 }
 
 /**
- * Settles with `work`, or rejects with the signal's reason as soon as it aborts (for a reason
- * `abandons` accepts; every reason by default). What `work` ends with afterwards is dropped: use it
- * only for work that is safe to stop waiting for (a read, or a write the store fences).
+ * Settles with `work`, or rejects with the signal's reason as soon as it aborts. What `work` ends
+ * with afterwards is dropped: use it only for work that is safe to stop waiting for (a read, or a
+ * write the store fences).
  */
-export function raceAbort<T>(
-  work: Promise<T>,
-  signal: AbortSignal,
-  abandons: (reason: unknown) => boolean = () => true,
-): Promise<T> {
-  if (signal.aborted && abandons(signal.reason)) {
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
     work.catch(() => undefined);
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      if (!abandons(signal.reason)) return;
-      work.catch(() => undefined);
-      reject(signal.reason);
-    };
+    const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

@@ -64,22 +64,33 @@ describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent netw
     return { child, exited, output: () => output };
   };
 
-  it('stops once its lease lapses, says so, and resumes when the network returns', {
-    timeout: within(120_000),
-  }, async () => {
+  /** The exit code, or 'hung' (and the process killed) past a generous bound. */
+  const exitOrHang = async (run: ReturnType<typeof quarry>) => {
+    const code = await Promise.race([
+      run.exited,
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), within(90_000)).unref()),
+    ]);
+    if (code === 'hung') run.child.kill('SIGKILL');
+    return code;
+  };
+
+  /** Starts a research in the foreground, and silences the network while its second model call is out. */
+  const runUntilPartitioned = async () => {
     fake.holdAfter(1);
     const run = quarry(['run', 'How does tidal power generate electricity?', '--docs', join(home, 'docs')]);
     await fake.waitUntilHeld(within(30_000));
     const [session] = (await database.store.listSessions()).sessions;
-    // The network goes silent while a model call is out; its answer then has nowhere to be written.
+    // Its answer then has nowhere to be written.
     proxy.blackhole();
     fake.release();
-    const bound = within(90_000);
-    const code = await Promise.race([
-      run.exited,
-      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), bound).unref()),
-    ]);
-    if (code === 'hung') run.child.kill('SIGKILL');
+    return { run, session: session! };
+  };
+
+  it('stops once its lease lapses, says so, and resumes when the network returns', {
+    timeout: within(120_000),
+  }, async () => {
+    const { run, session } = await runUntilPartitioned();
+    const code = await exitOrHang(run);
     expect(code, run.output()).toBe(5);
     expect(run.output()).toContain(
       'its lease lapsed while the store could not be reached, and no other worker has taken it',
@@ -87,10 +98,41 @@ describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent netw
     expect(run.output()).not.toContain('nothing handled');
 
     proxy.heal();
-    const resumed = quarry(['resume', session!.id.slice(0, 8)]);
+    const resumed = quarry(['resume', session.id.slice(0, 8)]);
     expect(await resumed.exited, resumed.output()).toBe(0);
-    expect(resumed.output()).toContain(`Session ${session!.id} completed`);
-    const journal = await database.store.loadJournal((await database.store.getSession(session!.id)).currentRunId!);
+    expect(resumed.output()).toContain(`Session ${session.id} completed`);
+    const journal = await database.store.loadJournal((await database.store.getSession(session.id)).currentRunId!);
     expect(journal.filter((step) => step.status === 'completed').length).toBeGreaterThan(3);
+  });
+
+  it('ends a Ctrl-C given during the partition once the lease lapses, without a second Ctrl-C', {
+    timeout: within(120_000),
+  }, async () => {
+    const { run } = await runUntilPartitioned();
+    // The stop cannot be recorded (the store is silent); the lease running out still ends the run.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    run.child.kill('SIGINT');
+    const code = await exitOrHang(run);
+    expect(code, run.output()).toBe(5);
+    expect(run.output()).toContain('its lease lapsed while the store could not be reached');
+  });
+
+  it('lets a worker told to stop during the partition exit', { timeout: within(120_000) }, async () => {
+    fake.holdAfter(1);
+    const started = quarry([
+      'run',
+      'How does tidal power generate electricity?',
+      '--docs',
+      join(home, 'docs'),
+      '--detach',
+    ]);
+    expect(await started.exited, started.output()).toBe(0);
+    const worker = quarry(['worker']);
+    await fake.waitUntilHeld(within(30_000));
+    proxy.blackhole();
+    fake.release();
+    worker.child.kill('SIGTERM');
+    const code = await exitOrHang(worker);
+    expect(code, worker.output()).toBe(0);
   });
 });
