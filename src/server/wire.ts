@@ -126,6 +126,8 @@ export const reportVersionSchema = z.object({
   runId: z.string(),
   createdAt: iso,
   claims: z.array(claimSchema),
+  /** What this version's `[n]` point to; numbers differ between versions. */
+  citations: z.array(z.object({ number: z.number().int(), url: z.string(), title: z.string() })),
 });
 
 /** One report version with its text. */
@@ -421,6 +423,7 @@ export type SessionSummaryWire = z.output<typeof sessionSummarySchema>;
 export type SessionDetailWire = z.output<typeof sessionDetailSchema>;
 export type CitationWire = z.output<typeof citationSchema>;
 export type ReportWire = z.output<typeof reportSchema>;
+export type ReportVersionWire = z.output<typeof reportVersionSchema>;
 export type StepWire = z.output<typeof stepSchema>;
 export type SourceWire = z.output<typeof sourceSchema>;
 export type MessageWire = z.output<typeof messageSchema>;

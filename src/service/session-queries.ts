@@ -1,7 +1,7 @@
 import { computeResumePoint, type ResumePoint } from '../engine/resume-point.ts';
 import { type Ledger, ledgerOf } from '../research/ledger.ts';
 import { readResearchState } from '../research/research-state.ts';
-import type { ClaimResult, ResearchOutput, ResearchState } from '../research/research-types.ts';
+import type { CitedSource, ClaimResult, ResearchOutput, ResearchState } from '../research/research-types.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import type { Message, Run, Session, Source, StepDetail } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
@@ -41,6 +41,8 @@ export interface ReportVersion {
   report: string;
   /** Every claim of the report with its verdict against its sources. */
   claims: ClaimResult[];
+  /** What this version's `[n]` point to (numbers differ between versions). */
+  citations: CitedSource[];
 }
 
 export interface SessionView {
@@ -74,6 +76,11 @@ export function reportVersions(runs: Run[]): ReportVersion[] {
       createdAt: run.endedAt ?? run.createdAt,
       report: (run.output as ResearchOutput).report!,
       claims: (run.output as ResearchOutput).claims ?? (run.output as ResearchOutput).flagged ?? [],
+      citations: ((run.output as ResearchOutput).citations ?? []).map(({ number, url, title }) => ({
+        number,
+        url,
+        title,
+      })),
     }));
 }
 

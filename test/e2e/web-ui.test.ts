@@ -543,6 +543,60 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await page.keyboard.press('Escape');
     await card.waitFor({ state: 'detached' });
   });
+  it('switches report versions, fetching an earlier version’s text only when it is chosen', {
+    timeout: within(90_000),
+  }, async () => {
+    await startResearch('How do tidal barrages hold back the sea?');
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
+    const id = /\/sessions\/([^/]+)$/.exec(page.url())?.[1];
+    // A follow-up the notes do not cover is researched further, into report version 2.
+    const question = page.getByLabel('Follow-up question');
+    await expect.poll(() => question.isEnabled(), { timeout: within(10_000) }).toBe(true);
+    await question.fill('How do solar panels generate electricity?');
+    await question.press('Enter');
+    const version = page.getByLabel('Version');
+    await version.waitFor({ timeout: within(30_000) });
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
+    const detail = await (await fetch(`${server.url}/api/sessions/${id}`)).json();
+    const first = await (await fetch(`${server.url}/api/sessions/${id}/reports/1`)).json();
+    const heading = (report: string) =>
+      report
+        .split('\n')
+        .find((line) => line.startsWith('# '))!
+        .slice(2);
+    expect(heading(detail.report.latest)).not.toBe(heading(first.report));
+    const article = page.locator('.report article');
+    expect(await version.inputValue()).toBe('2');
+    await expect.poll(() => article.locator('h1').first().textContent()).toBe(heading(detail.report.latest));
+
+    const fetched: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (/\/reports\/\d+$/.test(request.url())) fetched.push(request.url());
+    };
+    page.on('request', onRequest);
+    await version.selectOption('1');
+    await expect.poll(() => article.locator('h1').first().textContent()).toBe(heading(first.report));
+    // Its sources are its own: the strip above it names what version 1's numbers point to.
+    const strip = page.getByRole('navigation', { name: 'Sources of this report' });
+    const numbers = [...new Set([...first.report.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1])))];
+    const titles = await Promise.all(
+      numbers
+        .sort((a, b) => a - b)
+        .slice(0, 6)
+        .map(
+          async (number) =>
+            (await (await fetch(`${server.url}/api/sessions/${id}/citations/${number}?version=1`)).json()).title,
+        ),
+    );
+    expect(titles.length).toBeGreaterThan(0);
+    await expect.poll(() => strip.locator('.title').allTextContents()).toEqual(titles);
+    await version.selectOption('2');
+    await expect.poll(() => article.locator('h1').first().textContent()).toBe(heading(detail.report.latest));
+    page.off('request', onRequest);
+    // The latest text came with the session; only the earlier one was asked for, once.
+    expect(fetched).toEqual([`${server.url}/api/sessions/${id}/reports/1`]);
+  });
+
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {
       method: 'POST',

@@ -100,6 +100,10 @@ describe('HTTP API', () => {
     expect(detail.body.messages[1]).toMatchObject({ role: 'assistant', content: '', reportVersion: 1 });
     expect(JSON.stringify(detail.body).split('## Sources').length - 1).toBe(1);
     expect(detail.body.report.versions[0]).not.toHaveProperty('report');
+    // A version names what its own `[n]` point to (numbers differ between versions).
+    const cited = detail.body.report.versions[0].citations as { number: number; title: string }[];
+    expect(cited.length).toBeGreaterThan(0);
+    for (const { number } of cited) expect(detail.body.report.latest).toContain(`[${number}]`);
     const version = await api(`/api/sessions/${id}/reports/1`);
     expect(version).toMatchObject({ status: 200, body: { version: 1, report: detail.body.report.latest } });
     expect((await api(`/api/sessions/${id}/reports/2`)).status).toBe(404);

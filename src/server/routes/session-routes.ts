@@ -45,7 +45,7 @@ import {
   stepsQuery,
   updateSessionBody,
 } from '../wire.ts';
-import { messageWire, sessionDetail, sessionSummary, sourceWire, stepWire } from './to-wire.ts';
+import { messageWire, reportVersionWire, sessionDetail, sessionSummary, sourceWire, stepWire } from './to-wire.ts';
 
 const json = <Schema extends z.ZodType>(schema: Schema, description: string) => ({
   description,
@@ -423,16 +423,7 @@ export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
     .openapi(routes.report, async (c) => {
       const { id, version } = c.req.valid('param');
       const report = await sessionReport(c.get('context'), { sessionId: id, version });
-      return c.json(
-        {
-          version: report.version,
-          runId: report.runId,
-          createdAt: new Date(report.createdAt).toISOString(),
-          claims: report.claims,
-          report: report.report,
-        },
-        200,
-      );
+      return c.json({ ...reportVersionWire(report), report: report.report }, 200);
     })
     .openapi(routes.citation, async (c) => {
       const { id, number } = c.req.valid('param');

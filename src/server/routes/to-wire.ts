@@ -1,6 +1,13 @@
-import type { SessionView } from '../../service/session-queries.ts';
+import type { ReportVersion, SessionView } from '../../service/session-queries.ts';
 import type { Message, Session, Source, StepDetail } from '../../store/store.ts';
-import type { MessageWire, SessionDetailWire, SessionSummaryWire, SourceWire, StepWire } from '../wire.ts';
+import type {
+  MessageWire,
+  ReportVersionWire,
+  SessionDetailWire,
+  SessionSummaryWire,
+  SourceWire,
+  StepWire,
+} from '../wire.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -71,6 +78,17 @@ export function stepWire(step: StepDetail, detail: boolean): StepWire {
 }
 
 /** Everything about a session. */
+/** A report version as the API gives it, without its text. */
+export function reportVersionWire(report: ReportVersion): ReportVersionWire {
+  return {
+    version: report.version,
+    runId: report.runId,
+    createdAt: iso(report.createdAt),
+    claims: report.claims,
+    citations: report.citations,
+  };
+}
+
 export function sessionDetail(view: SessionView): SessionDetailWire {
   const { session } = view;
   const versionOf = new Map(view.reports.map((report) => [report.report, report.version]));
@@ -99,12 +117,7 @@ export function sessionDetail(view: SessionView): SessionDetailWire {
     report: {
       latest: view.reports.at(-1)?.report ?? null,
       // Without their text: the latest is above, any other one is `GET …/reports/{version}`.
-      versions: view.reports.map((report) => ({
-        version: report.version,
-        runId: report.runId,
-        createdAt: iso(report.createdAt),
-        claims: report.claims,
-      })),
+      versions: view.reports.map(reportVersionWire),
     },
     sources: view.sources.map(sourceWire),
     forks: view.forks.map((fork) => ({ id: fork.id, title: fork.title, createdAt: iso(fork.createdAt) })),

@@ -30,6 +30,8 @@ function citedNumbers(report: string): number[] {
   return [...new Set(numbers)];
 }
 
+type ReportVersion = SessionDetail['report']['versions'][number];
+
 const STRIP_SHOWN = 6;
 
 /**
@@ -37,16 +39,17 @@ const STRIP_SHOWN = 6;
  * site; one opens its passage. The first few show, the rest behind "more".
  */
 function SourceStrip({
-  sources,
+  citations,
   report,
   onCite,
 }: {
-  sources: SessionDetail['sources'];
+  /** The version's own: its numbers are not another version's. */
+  citations: ReportVersion['citations'];
   report: string;
   onCite: (number: number) => void;
 }) {
   const [all, setAll] = useState(false);
-  const byNumber = new Map(sources.flatMap((source) => (source.citation === null ? [] : [[source.citation, source]])));
+  const byNumber = new Map(citations.map((source) => [source.number, source]));
   const cited = citedNumbers(report)
     .flatMap((number) => {
       const source = byNumber.get(number);
@@ -115,7 +118,7 @@ export function Report({
   const text = wanted === null ? (detail.report.latest ?? '') : earlier?.version === wanted ? earlier.report : null;
   const sections = useMemo(() => reportSections(text ?? ''), [text]);
   if (!version) return <p className="muted">No report yet.</p>;
-  const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
+  const citations = new Set(version.citations.map((source) => source.number));
   const flagged = version.claims.filter((claim) => claim.verdict !== 'supported');
 
   async function copy(text: string, what: string) {
@@ -173,7 +176,7 @@ export function Report({
         )}
       </div>
       <SourceStrip
-        sources={detail.sources}
+        citations={version.citations}
         report={text ?? ''}
         onCite={(number) => onCite({ number, version: version.version })}
       />
