@@ -39,7 +39,10 @@ const researchState = {
   status: z.string(),
   completedSteps: z.number(),
   error: z.string().nullable(),
-  waitingFor: z.string().nullable().describe('The outline review the session waits on, answered with ask_followup'),
+  waitingFor: z
+    .string()
+    .nullable()
+    .describe('What the session waits on (its outline to review, or clarifying questions), answered with ask_followup'),
   report: z.string().nullable().describe('The report version asked for (the latest by default)'),
   reportVersion: z.number().nullable(),
   reportVersions: z.number(),

@@ -14,6 +14,8 @@ import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { within } from '../support/bounds.ts';
+import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
+import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -276,6 +278,53 @@ describe('MCP server', () => {
     } finally {
       await parked.close();
       await parkedDatabase.destroy();
+    }
+  });
+
+  it('asks clarifying questions on a server that says so, answered with ask_followup', {
+    timeout: within(90_000),
+  }, async () => {
+    const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+    const clarifyingDatabase = await sqliteHarness.create();
+    const clarifying = await startServer({
+      store: clarifyingDatabase.store,
+      config: testConfig({
+        QUARRY_DOCS: fixtures,
+        QUARRY_PORT: '0',
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: fake.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+        QUARRY_CLARIFY: '1',
+      }),
+      runner: true,
+      heartbeatSeconds: 1,
+    });
+    try {
+      const client = await connect(`${clarifying.url}/mcp`);
+      const started = await call(client, 'start_research', { question: QUESTION });
+      const sessionId = started.structuredContent.sessionId as string;
+      let state: ToolResult = await call(client, 'get_research', { sessionId });
+      await eventually(async () => {
+        state = await call(client, 'get_research', { sessionId });
+        return state.structuredContent.status === 'waiting';
+      }, 30_000);
+      expect(state.structuredContent.waitingFor).toMatch(/^Before I start, a few questions/);
+      expect(state.content[0]?.text).toContain('Answer with ask_followup.');
+      await call(client, 'ask_followup', { sessionId, text: 'Only tidal barrages, please.' });
+      await eventually(async () => {
+        state = await call(client, 'get_research', { sessionId });
+        return state.structuredContent.status === 'completed';
+      }, 60_000);
+      expect(state.structuredContent.report).toMatch(/^## Sources/m);
+      const plan = (await clarifyingDatabase.store.listSteps(sessionId, { includePrompts: true })).find(
+        (step) => step.key === 'plan',
+      );
+      expect(plan?.prompt?.user).toContain('Clarification from the person asking: Only tidal barrages, please.');
+      await client.close();
+    } finally {
+      await clarifying.close();
+      await clarifyingDatabase.destroy();
+      await fake.stop();
     }
   });
 

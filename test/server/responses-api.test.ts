@@ -227,6 +227,44 @@ describe('OpenAI Responses API', () => {
     await expect(openai.responses.retrieve(`resp_999999_0_${sessionOf(first)}`)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('asks clarifying questions first on a server that says so; the next turn answers them', {
+    timeout: within(90_000),
+  }, async () => {
+    const clarifying = await startServer({
+      store: database.store,
+      config: testConfig({
+        QUARRY_DOCS: join(home, 'docs'),
+        QUARRY_PORT: '0',
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: fake.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+        QUARRY_CLARIFY: '1',
+      }),
+      runner: true,
+      heartbeatSeconds: 1,
+    });
+    try {
+      const openai = new OpenAI({ baseURL: `${clarifying.url}/v1`, apiKey: tokens.alice, maxRetries: 0 });
+      const asked = await openai.responses.create({ model: 'quarry', input: QUESTION });
+      expect(asked.status).toBe('completed');
+      expect(asked.output_text).toMatch(/^Before I start, a few questions/);
+      expect((await database.store.getSession(sessionOf(asked))).status).toBe('waiting');
+      const answered = await openai.responses.create({
+        model: 'quarry',
+        input: 'Only tidal barrages, please.',
+        previous_response_id: asked.id,
+      });
+      expect(sessionOf(answered)).toBe(sessionOf(asked));
+      await expectReportOnQuestion(answered);
+      const plan = (await database.store.listSteps(sessionOf(asked), { includePrompts: true })).find(
+        (step) => step.key === 'plan',
+      );
+      expect(plan?.prompt?.user).toContain('Clarification from the person asking: Only tidal barrages, please.');
+    } finally {
+      await clarifying.close();
+    }
+  });
+
   it('branches from an earlier turn, keeps each turn’s own input and instructions, and pages input items', {
     timeout: within(90_000),
   }, async () => {
