@@ -1,6 +1,7 @@
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
 import { clarifyingQuestionsOf, clarifyingText } from '../research/clarify.ts';
 import type { ResearchOutput } from '../research/research-types.ts';
+import { stepKeys } from '../research/step-keys.ts';
 import { pendingInput } from '../service/session-control.ts';
 import { DELETING_REASON } from '../service/session-queries.ts';
 import { raceAbort } from '../shared/concurrency.ts';
@@ -143,9 +144,10 @@ function report(
       }
       return exitCodes.completed;
     case 'waiting':
-      if (!runtime.json && asked)
+      if (!runtime.json && result.waitingFor === stepKeys.clarifyAnswer)
         printLine(
-          `\n${clarifyingText(asked)}\nAnswer: quarry ask ${short} "<your answers>" — or research it as asked: quarry ask ${short} skip`,
+          // The questions, unless the store did not answer in time (then `quarry show` has them).
+          `\n${asked ? clarifyingText(asked) : `Session ${short} waits for answers to its clarifying questions (quarry show ${short}).`}\nAnswer: quarry ask ${short} "<your answers>" — or research it as asked: quarry ask ${short} skip`,
         );
       else if (!runtime.json)
         printLine(

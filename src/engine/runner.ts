@@ -182,13 +182,14 @@ export class Runner {
   /** Runs one activation under a lease this runner already holds. */
   execute(lease: Lease): Promise<ActivationResult> {
     const controller = new AbortController();
+    const lost = new AbortController();
     // Every step in flight (up to a research iteration's reads, each with its model or HTTP calls)
-    // listens to this one signal, and removes its listener when it ends: more than Node's default of
+    // listens to these signals, and removes its listeners when it ends: more than Node's default of
     // ten at once is expected, not a leak.
-    setMaxListeners(100, controller.signal);
+    setMaxListeners(100, controller.signal, lost.signal);
     const activation: Activation = {
       controller,
-      lost: new AbortController(),
+      lost,
       context: null,
       done: Promise.resolve({ sessionId: lease.sessionId, status: 'failed' }),
     };
@@ -343,7 +344,6 @@ export class Runner {
 
   private async activate(lease: Lease, activation: Activation): Promise<ActivationResult> {
     const { controller, lost } = activation;
-    setMaxListeners(100, lost.signal);
     const loseLease = () => {
       const signal = new LeaseLostSignal(lease.sessionId);
       lost.abort(signal);
