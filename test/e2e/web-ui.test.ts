@@ -191,6 +191,11 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await startResearch('How do tidal barrages work?', { review: true });
     const review = page.getByRole('region', { name: 'Outline review' });
     await review.waitFor({ timeout: within(30_000) });
+    // The sidebar says so too (its feed and the page's events travel on one stream).
+    await page
+      .locator('.sidebar li.session .badge.waiting')
+      .first()
+      .waitFor({ timeout: within(5_000) });
     await shot('outline-review');
     // Before any report exists, the offline research shows what it searched and read.
     await page.getByRole('tab', { name: 'Progress' }).click();

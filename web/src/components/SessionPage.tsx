@@ -161,7 +161,12 @@ export function SessionPage({
               {running ? (connected ? ' · live' : ' · reconnecting…') : ''}
               {running && <Elapsed since={detail.runs.at(-1)?.createdAt} />}
             </span>
-            {running && <NotifyButton />}
+            {running && (
+              <>
+                {' '}
+                <NotifyButton />
+              </>
+            )}
           </p>
           {detail.forkedFrom && (
             <p className="small">
