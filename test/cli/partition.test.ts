@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestDatabase } from '../../src/store/conformance/harness.ts';
+import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
@@ -134,5 +134,24 @@ describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent netw
     worker.child.kill('SIGTERM');
     const code = await exitOrHang(worker);
     expect(code, worker.output()).toBe(0);
+  });
+
+  it('lets a server told to stop during the partition exit', { timeout: within(120_000) }, async () => {
+    fake.holdAfter(1);
+    const serve = quarry(['serve', '--port', '0', '--docs', join(home, 'docs')]);
+    await eventually(() => /listening on (http:\/\/\S+)/.test(serve.output()), 30_000);
+    const url = /listening on (http:\/\/\S+)/.exec(serve.output())![1]!;
+    const created = await fetch(`${url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How does tidal power generate electricity?' }),
+    });
+    expect(created.status).toBe(201);
+    await fake.waitUntilHeld(within(30_000));
+    proxy.blackhole();
+    fake.release();
+    serve.child.kill('SIGTERM');
+    const code = await exitOrHang(serve);
+    expect(code, serve.output()).toBe(0);
   });
 });
