@@ -16,7 +16,7 @@ import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
-import { testConfig } from '../support/test-config.ts';
+import { fakeModelEnv, testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = join(root, 'test', 'fixtures', 'corpus');
@@ -291,10 +291,8 @@ describe('MCP server', () => {
       config: testConfig({
         QUARRY_DOCS: fixtures,
         QUARRY_PORT: '0',
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: fake.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
         QUARRY_CLARIFY: '1',
+        ...fakeModelEnv(fake.baseUrl),
       }),
       runner: true,
       heartbeatSeconds: 1,

@@ -10,7 +10,7 @@ import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/po
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { FakeOpenAiServer, systemOf } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
-import { testConfig } from '../support/test-config.ts';
+import { fakeModelEnv, testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const QUESTION = 'How does tidal power generate electricity?';
@@ -36,9 +36,7 @@ function describeChat(harness: StoreHarness, skip: string | null) {
         config: testConfig({
           QUARRY_DOCS: join(home, 'docs'),
           QUARRY_PORT: '0',
-          QUARRY_MODEL: 'openai-compatible:fake',
-          QUARRY_LLM_BASE_URL: fake.baseUrl,
-          QUARRY_LLM_API_KEY: 'k',
+          ...fakeModelEnv(fake.baseUrl),
           ...env,
         }),
         runner: true,

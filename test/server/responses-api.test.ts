@@ -12,7 +12,7 @@ import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { readSse, type SseEvent } from '../support/sse.ts';
-import { testConfig } from '../support/test-config.ts';
+import { fakeModelEnv, testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const QUESTION = 'How does tidal power generate electricity?';
@@ -28,6 +28,14 @@ describe('OpenAI Responses API', () => {
   let server: RunningServer;
   let fake: FakeOpenAiServer;
   let home: string;
+  /** A server researching with the fake model over this test's documents. */
+  const startResponsesServer = (env: Record<string, string> = {}) =>
+    startServer({
+      store: database.store,
+      config: testConfig({ QUARRY_DOCS: join(home, 'docs'), QUARRY_PORT: '0', ...fakeModelEnv(fake.baseUrl), ...env }),
+      runner: true,
+      heartbeatSeconds: 1,
+    });
   const client = (token: string) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: token, maxRetries: 0 });
 
   beforeAll(async () => {
@@ -40,18 +48,7 @@ describe('OpenAI Responses API', () => {
       const tokenHash = createHash('sha256').update(tokens[name]).digest('hex');
       await database.store.addApiToken({ userId: user.id, tokenHash });
     }
-    server = await startServer({
-      store: database.store,
-      config: testConfig({
-        QUARRY_DOCS: join(home, 'docs'),
-        QUARRY_PORT: '0',
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: fake.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
-      }),
-      runner: true,
-      heartbeatSeconds: 1,
-    });
+    server = await startResponsesServer();
   });
   afterAll(async () => {
     await server?.close();
@@ -230,19 +227,7 @@ describe('OpenAI Responses API', () => {
   it('asks clarifying questions first on a server that says so; the next turn answers them', {
     timeout: within(90_000),
   }, async () => {
-    const clarifying = await startServer({
-      store: database.store,
-      config: testConfig({
-        QUARRY_DOCS: join(home, 'docs'),
-        QUARRY_PORT: '0',
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: fake.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
-        QUARRY_CLARIFY: '1',
-      }),
-      runner: true,
-      heartbeatSeconds: 1,
-    });
+    const clarifying = await startResponsesServer({ QUARRY_CLARIFY: '1' });
     try {
       const openai = new OpenAI({ baseURL: `${clarifying.url}/v1`, apiKey: tokens.alice, maxRetries: 0 });
       const asked = await openai.responses.create({ model: 'quarry', input: QUESTION });

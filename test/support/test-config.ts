@@ -10,3 +10,8 @@ import { type QuarryConfig, resolveConfig } from '../../src/config/quarry-config
 export function testConfig(env: Record<string, string | undefined> = {}): QuarryConfig {
   return resolveConfig({ env: { QUARRY_HOME: mkdtempSync(join(tmpdir(), 'quarry-home-')), ...env } });
 }
+
+/** The environment that points Quarry at a local fake OpenAI-compatible model server. */
+export function fakeModelEnv(baseUrl: string): Record<string, string> {
+  return { QUARRY_MODEL: 'openai-compatible:fake', QUARRY_LLM_BASE_URL: baseUrl, QUARRY_LLM_API_KEY: 'k' };
+}

@@ -12,6 +12,16 @@ function message(type: string, body: Buffer): Buffer {
   return Buffer.concat([header, body]);
 }
 
+/** Starts `server` on a free loopback port; resolves with a PostgreSQL URL pointing at it. */
+function listening(server: net.Server): Promise<string> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      resolve(`postgres://quarry@127.0.0.1:${port}/quarry`);
+    });
+  });
+}
+
 /** A server in its last moment: it completes each connection and ends it in the same packet. */
 function serverThatShutsDownAsItAccepts(): Promise<{ url: string; accepted: () => number; close: () => void }> {
   let accepted = 0;
@@ -28,16 +38,7 @@ function serverThatShutsDownAsItAccepts(): Promise<{ url: string; accepted: () =
     });
     socket.on('error', () => undefined);
   });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      resolve({
-        url: `postgres://quarry@127.0.0.1:${port}/quarry`,
-        accepted: () => accepted,
-        close: () => server.close(),
-      });
-    });
-  });
+  return listening(server).then((url) => ({ url, accepted: () => accepted, close: () => server.close() }));
 }
 
 describe('PostgresDriver against a server shutting down', () => {
@@ -76,19 +77,14 @@ function serverThatGoesSilent(): Promise<{ url: string; heard: () => number; clo
     });
     socket.on('error', () => undefined);
   });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      resolve({
-        url: `postgres://quarry@127.0.0.1:${port}/quarry`,
-        heard: () => heard,
-        close: () => {
-          for (const socket of sockets) socket.destroy();
-          server.close();
-        },
-      });
-    });
-  });
+  return listening(server).then((url) => ({
+    url,
+    heard: () => heard,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  }));
 }
 
 describe('PostgresDriver against a server that stops answering', () => {
