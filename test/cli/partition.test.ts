@@ -110,7 +110,6 @@ describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent netw
   }, async () => {
     const { run } = await runUntilPartitioned();
     // The stop cannot be recorded (the store is silent); the lease running out still ends the run.
-    await new Promise((resolve) => setTimeout(resolve, 500));
     run.child.kill('SIGINT');
     const code = await exitOrHang(run);
     expect(code, run.output()).toBe(5);
