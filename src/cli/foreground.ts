@@ -9,7 +9,13 @@ import { isQuarryError } from '../shared/errors.ts';
 import type { CliRuntime } from './cli-runtime.ts';
 import { exitCodes } from './error-to-exit-code.ts';
 import { printJson, printLine, shortId, whenOutputCloses } from './output.ts';
-import { CLEANUP_READ_MS, Progress } from './progress.ts';
+import { Progress } from './progress.ts';
+
+/**
+ * How long the reads made once a run is over (what to print about it) wait for the store, in all.
+ * Past it, the command says what it knows and exits rather than hang on a store that stopped answering.
+ */
+const CLEANUP_READ_MS = 5_000;
 
 /**
  * Runs a session in this process with live progress until it completes, waits, fails or is

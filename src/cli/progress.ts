@@ -16,12 +16,6 @@ interface Tally {
   current: string;
 }
 
-/**
- * How long the reads made once a run is over (what to print about it) wait for the store, in all.
- * Past it, the command says what it knows and exits rather than hang on a store that stopped answering.
- */
-export const CLEANUP_READ_MS = 5_000;
-
 const spinner = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 function elapsed(startedAt: number): string {
@@ -129,7 +123,7 @@ export class Progress {
    * Shows every event committed so far, then stops following. A store that has not answered by
    * `deadline` (a silent network partition) does not hold the command: what is shown is shown.
    */
-  async stop(deadline: AbortSignal = AbortSignal.timeout(CLEANUP_READ_MS)): Promise<void> {
+  async stop(deadline: AbortSignal): Promise<void> {
     const lastEventOffset = await raceAbort(
       this.store.getSession(this.sessionId).then((session) => session.lastEventOffset),
       deadline,
