@@ -13,7 +13,7 @@ import type { Store } from '../../src/store/store.ts';
 import { FakeOpenAiServer, lastUserOf } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { readSse } from '../support/sse.ts';
-import { testConfig } from '../support/test-config.ts';
+import { fakeModelEnv, testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const QUESTION = 'How does tidal power generate electricity?';
@@ -262,12 +262,7 @@ describe('HTTP API', () => {
   it('sums tokens, cost, searches and sources read over every run: outline review and follow-up included (issue 33)', async () => {
     const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
     try {
-      server = await start(database.store, {
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: fake.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
-        QUARRY_PRICE_PER_MTOK: '3,15',
-      });
+      server = await start(database.store, { ...fakeModelEnv(fake.baseUrl), QUARRY_PRICE_PER_MTOK: '3,15' });
       const id = (
         await api('/api/sessions', {
           method: 'POST',
@@ -331,11 +326,7 @@ describe('HTTP API', () => {
   it('asks clarifying questions first when told to, waits for the answers, and researches the clarified question (issue 33)', async () => {
     const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
     try {
-      server = await start(database.store, {
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: fake.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
-      });
+      server = await start(database.store, fakeModelEnv(fake.baseUrl));
       const create = async () =>
         (
           await api('/api/sessions', {
