@@ -8,6 +8,7 @@ import { exitCodes } from '../../src/cli/error-to-exit-code.ts';
 import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { fakeModelEnv } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = join(root, 'test', 'fixtures', 'corpus');
@@ -36,9 +37,7 @@ it('quarry run --clarify asks first, and quarry ask answers and runs the researc
           env: {
             ...process.env,
             QUARRY_HOME: home,
-            QUARRY_MODEL: 'openai-compatible:fake',
-            QUARRY_LLM_BASE_URL: fake.baseUrl,
-            QUARRY_LLM_API_KEY: 'k',
+            ...fakeModelEnv(fake.baseUrl),
           },
           encoding: 'utf8',
           timeout: within(30_000),

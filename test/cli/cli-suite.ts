@@ -22,6 +22,7 @@ import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/po
 import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { fakeModelEnv } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'quarry');
@@ -176,9 +177,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       try {
         const modelEnv = {
           ...env,
-          QUARRY_MODEL: 'openai-compatible:fake',
-          QUARRY_LLM_BASE_URL: fake.baseUrl,
-          QUARRY_LLM_API_KEY: 'k',
+          ...fakeModelEnv(fake.baseUrl),
         };
         const killed = async () => {
           // Killed while it waits for its fourth model call, however fast or slow the machine.
@@ -221,9 +220,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
         const child = spawn(process.execPath, [bin, '--json', 'run', QUESTION, '--docs', docs, '--iterations', '1'], {
           env: {
             ...env,
-            QUARRY_MODEL: 'openai-compatible:fake',
-            QUARRY_LLM_BASE_URL: fake.baseUrl,
-            QUARRY_LLM_API_KEY: 'k',
+            ...fakeModelEnv(fake.baseUrl),
           },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
@@ -256,9 +253,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       try {
         const modelEnv = {
           ...env,
-          QUARRY_MODEL: 'openai-compatible:fake',
-          QUARRY_LLM_BASE_URL: fake.baseUrl,
-          QUARRY_LLM_API_KEY: 'k',
+          ...fakeModelEnv(fake.baseUrl),
         };
         const child = spawn(process.execPath, [bin, '--json', 'run', QUESTION, '--docs', docs], {
           env: modelEnv,
@@ -525,9 +520,7 @@ export function describeInterruptedRun() {
       const env = {
         ...process.env,
         QUARRY_HOME: home,
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: server.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
+        ...fakeModelEnv(server.baseUrl),
       };
       const reference = await runAsync(['run', QUESTION, '--docs', docs, '--iterations', '1'], env);
       expect(reference.code, reference.stderr).toBe(0);

@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/store.ts';
 import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
+import { fakeModelEnv } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -45,9 +46,7 @@ describe('quarry run when its lease is lost', () => {
           PATH: process.env.PATH,
           HOME: home,
           QUARRY_HOME: home,
-          QUARRY_MODEL: 'openai-compatible:fake',
-          QUARRY_LLM_BASE_URL: fake.baseUrl,
-          QUARRY_LLM_API_KEY: 'k',
+          ...fakeModelEnv(fake.baseUrl),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

@@ -10,6 +10,7 @@ import { within } from '../support/bounds.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
+import { fakeModelEnv } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -38,9 +39,7 @@ describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent netw
       HOME: home,
       QUARRY_HOME: home,
       QUARRY_DB: url.toString(),
-      QUARRY_MODEL: 'openai-compatible:fake',
-      QUARRY_LLM_BASE_URL: fake.baseUrl,
-      QUARRY_LLM_API_KEY: 'k',
+      ...fakeModelEnv(fake.baseUrl),
     };
   });
   afterEach(async () => {

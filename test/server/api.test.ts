@@ -722,9 +722,7 @@ describe('HTTP API', () => {
     const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
     try {
       const env = {
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: fake.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
+        ...fakeModelEnv(fake.baseUrl),
       };
       // The title and the plan are answered; the run then waits on the model until the restart.
       fake.holdAfter(2);

@@ -15,7 +15,7 @@ import { tallyPrompts } from '../support/model-calls.ts';
 import { OwnPostgres } from '../support/own-postgres.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { readSse } from '../support/sse.ts';
-import { testConfig } from '../support/test-config.ts';
+import { fakeModelEnv, testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'quarry');
@@ -76,9 +76,7 @@ describe.skipIf(process.env.STORE_BACKENDS !== undefined && !process.env.STORE_B
         ...process.env,
         QUARRY_HOME: home,
         QUARRY_DB: cluster.url,
-        QUARRY_MODEL: 'openai-compatible:fake',
-        QUARRY_LLM_BASE_URL: fake.baseUrl,
-        QUARRY_LLM_API_KEY: 'k',
+        ...fakeModelEnv(fake.baseUrl),
       };
       const config = testConfig(env);
       const queued: string[] = [];
