@@ -212,6 +212,15 @@ function parsePrice(text: string | undefined, file: ConfigFile['pricePerMillionT
   return file ? { inputPerMillion: file.input, outputPerMillion: file.output } : null;
 }
 
+/** An on/off variable: 1, true, yes, on / 0, false, no, off (any case); unset or empty says nothing. */
+function parseSwitch(name: string, text: string | undefined): boolean | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const word = text.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+  if (['0', 'false', 'no', 'off'].includes(word)) return false;
+  throw invalidInput(name, `"${text}" is neither on (1, true, yes, on) nor off (0, false, no, off)`);
+}
+
 function parsePort(text: string | undefined): number | undefined {
   if (text === undefined || text === '') return undefined;
   const port = Number(text);
@@ -256,9 +265,7 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
     search: flags.search ?? list(env.QUARRY_SEARCH, ',') ?? file.search ?? [],
     model: flags.model ?? (env.QUARRY_MODEL || undefined) ?? file.model ?? null,
     fastModel: flags.fastModel ?? (env.QUARRY_FAST_MODEL || undefined) ?? file.fastModel ?? null,
-    clarify: env.QUARRY_CLARIFY
-      ? env.QUARRY_CLARIFY !== '0' && env.QUARRY_CLARIFY !== 'false'
-      : (file.clarify ?? false),
+    clarify: parseSwitch('QUARRY_CLARIFY', env.QUARRY_CLARIFY) ?? file.clarify ?? false,
     fetchAllow: list(env.QUARRY_FETCH_ALLOW, ',') ?? file.fetchAllow ?? [],
     price: parsePrice(env.QUARRY_PRICE_PER_MTOK, file.pricePerMillionTokens),
     providers: {

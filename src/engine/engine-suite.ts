@@ -30,6 +30,17 @@ function newDurabilitySession(store: Store, version = 1) {
   });
 }
 
+/** A session of a test's own one-step workflow, queued for its first run. */
+function newSession(store: Store, workflow: string) {
+  return store.createSession({
+    ownerId: 'local',
+    title: 't',
+    question: 'q',
+    workflow: { name: workflow, version: 1 },
+    run: { kind: 'initial' },
+  });
+}
+
 function makeRunner(
   store: Store,
   probe: Probe,
@@ -262,13 +273,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         log: () => undefined,
         retryClock: clock,
       });
-      const session = await database.store.createSession({
-        ownerId: 'local',
-        title: 't',
-        question: 'q',
-        workflow: { name: 'outage', version: 1 },
-        run: { kind: 'initial' },
-      });
+      const session = await newSession(database.store, 'outage');
       const result = await runner.runSession(session.id);
       expect(result).toMatchObject({ status: 'completed', output: 'answered' });
       const retries = (await database.store.readEvents(session.id, { limit: 500 })).filter(
@@ -292,13 +297,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
       const first = new Runner({ store: database.store, workflows: registry, log: () => undefined });
       const second = new Runner({ store: another, workflows: registry, log: () => undefined });
       for (let trial = 0; trial < 100; trial++) {
-        const session = await database.store.createSession({
-          ownerId: 'local',
-          title: 't',
-          question: 'q',
-          workflow: { name: 'quick', version: 1 },
-          run: { kind: 'initial' },
-        });
+        const session = await newSession(database.store, 'quick');
         const before = runs;
         const results = await Promise.allSettled([first.runSession(session.id), second.runSession(session.id)]);
         expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
@@ -476,20 +475,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         pollMs: 200,
         log: () => undefined,
       });
-      const ids: string[] = [];
-      for (let index = 0; index < 5; index++) {
-        ids.push(
-          (
-            await store.createSession({
-              ownerId: 'local',
-              title: `s${index}`,
-              question: 'q',
-              workflow: { name: 'slow', version: 1 },
-              run: { kind: 'initial' },
-            })
-          ).id,
-        );
-      }
+      for (let index = 0; index < 5; index++) await newSession(store, 'slow');
       runner.start();
       try {
         await eventually(
@@ -541,13 +527,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
           left = getEventListeners(ctx.signal, 'abort').length;
         },
       };
-      const session = await store.createSession({
-        ownerId: 'local',
-        title: 't',
-        question: 'q',
-        workflow: { name: 'busy', version: 1 },
-        run: { kind: 'initial' },
-      });
+      const session = await newSession(store, 'busy');
       const warnings: string[] = [];
       const onWarning = (warning: Error) => warnings.push(warning.name);
       process.on('warning', onWarning);
@@ -583,13 +563,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
           }
         },
       };
-      const session = await store.createSession({
-        ownerId: 'local',
-        title: 't',
-        question: 'q',
-        workflow: { name: 'computing', version: 1 },
-        run: { kind: 'initial' },
-      });
+      const session = await newSession(store, 'computing');
       const result = await new Runner({
         store,
         workflows: new WorkflowRegistry([computing]),
@@ -610,13 +584,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
           await ctx.step({ key: 'same' }, () => 2);
         },
       };
-      const session = await store.createSession({
-        ownerId: 'local',
-        title: 't',
-        question: 'q',
-        workflow: { name: 'twice', version: 1 },
-        run: { kind: 'initial' },
-      });
+      const session = await newSession(store, 'twice');
       const result = await new Runner({
         store,
         workflows: new WorkflowRegistry([twice]),
