@@ -33,11 +33,73 @@ export function queryTerms(query: string): string[] {
   const words = (lower.match(/[\p{L}\p{N}_]+/gu) ?? [])
     .map((word) => (/[\p{L}\p{N}]/u.test(word) ? word : ''))
     .filter(Boolean);
-  return [...new Set(words.filter(contentWord(lower)))].slice(0, 32);
+  // Symbols first: they are what a question about `$@` or `-F` is about.
+  return [...new Set([...symbolTerms(query), ...words.filter(contentWord(lower))])].slice(0, 32);
+}
+
+/**
+ * What counts as a symbol: a token (between white space, without the quotes, brackets or closing
+ * punctuation around it) that words alone would lose — a make or shell variable (`$@`, `$<`, `$(CC)`,
+ * `%.o`), a special target (`.PHONY`), an option (`-F`, `--force`), an IPv4 address (`10.0.0.1`), a
+ * file name with its extension (`foo.c`), an operator (`==`, `&&`, `<<`).
+ */
+const SYMBOL_FORMS = [
+  /^[$%@][^\s]{0,15}$/,
+  /^\.[A-Z][A-Z_]{1,20}$/,
+  /^--?[A-Za-z0-9][\w-]{0,30}$/,
+  /^\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?$/,
+  /^[\w-]{1,40}\.(?:c|h|o|a|so|py|js|ts|sh|mk|m4|ac|am|in|cfg|conf|txt|md|html?|json|ya?ml|toml|ini|log|deb)$/,
+  /^(?:==|!=|<=|>=|&&|\|\||<<|>>|\*\*|\+=|-=|:=|=~)$/,
+];
+
+/** Marks around a token that are not part of it: quotes, brackets, a sentence's closing punctuation. */
+function bareToken(token: string): string {
+  return token
+    .replace(/^[`'"‘’“”([{<]+/u, '')
+    .replace(/[`'"‘’“”)\]}>]+$/u, '')
+    .replace(/(?<=[\p{L}\p{N}_)\]])[.,;:!?]+$/u, '')
+    .replace(/^[.,;:!?]+$/u, '');
+}
+
+/** A symbol as one searchable word: `qs` and its UTF-8 bytes as three digits each (`$@` → `qs036064`). */
+function encodeSymbol(symbol: string): string {
+  return `qs${[...new TextEncoder().encode(symbol)].map((byte) => String(byte).padStart(3, '0')).join('')}`;
+}
+
+/**
+ * The symbols of a text (see `SYMBOL_FORMS`), each as one searchable word of letters and digits that
+ * every full-text index keeps whole and no stemmer changes (`$@` → `qs036064`). Indexing adds them to
+ * a passage's searchable text, and a query's terms include them, so `$@` finds what words cannot.
+ */
+export function symbolTerms(text: string): string[] {
+  return symbolsOf(text).map((symbol) => symbol.term);
+}
+
+/** The symbols of a text as written (`$@`) with their searchable words (`qs036064`), in order. */
+export function symbolsOf(text: string): { symbol: string; term: string }[] {
+  const found: { symbol: string; term: string }[] = [];
+  // Tokens with a mark inside them or before them: most words of prose have none, or only a closing one.
+  for (const match of text.matchAll(CANDIDATE)) {
+    const bare = bareToken(match[0]);
+    if (bare.length < 2 || bare.length > 40 || !SYMBOL_MARK.test(bare)) continue;
+    if (SYMBOL_FORMS.some((form) => form.test(bare))) found.push({ symbol: bare, term: encodeSymbol(bare) });
+  }
+  return found;
+}
+
+/** A mark a symbol holds (a word with none is a word). */
+const SYMBOL_MARK = /[$%@.=!<>&|*+:~-]/;
+/** A token that starts with a mark, or holds one before its last character. */
+const CANDIDATE = /(?<!\S)(?:[^\s]*[$%@.=!<>&|*+:~-][^\s]+|[$%@=!<>&|*+:~-][^\s]*)/g;
+
+/** True for a term made by `symbolTerms`. */
+export function isSymbolTerm(term: string): boolean {
+  return /^qs(?:\d{3})+$/.test(term);
 }
 
 /** A light suffix stemmer, so "tuples" meets "tuple" and "sorting" meets "sort". */
 export function stem(word: string): string {
+  if (isSymbolTerm(word)) return word;
   let w = word.toLowerCase().replace(/['’]s$/, '');
   if (w.length <= 3) return w;
   if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
@@ -60,5 +122,23 @@ export function stem(word: string): string {
 /** Stems of the content words of a text, in order (repeats kept); stop words written as code count. */
 export function stems(text: string): string[] {
   const lower = text.toLowerCase();
-  return (lower.match(/[\p{L}\p{N}_]+/gu) ?? []).filter(contentWord(lower)).map(stem);
+  const words = (lower.match(/[\p{L}\p{N}_]+/gu) ?? []).filter(contentWord(lower)).map(stem);
+  const symbols = symbolTerms(text);
+  return symbols.length > 0 ? [...words, ...symbols] : words;
+}
+
+/**
+ * Pairs of neighbouring content words of a text that another text may write as one word ("time
+ * zone": "timezone"; "file system": "filesystem"; "host name": "hostname"), as written.
+ */
+export function compoundPairs(text: string): [string, string][] {
+  const words = text.toLowerCase().match(/[\p{L}]+|[^\p{L}\s]+/gu) ?? [];
+  const pairs: [string, string][] = [];
+  for (let index = 0; index + 1 < words.length; index++) {
+    const [first, second] = [words[index]!, words[index + 1]!];
+    if (!/^\p{L}{2,}$/u.test(first) || !/^\p{L}{2,}$/u.test(second)) continue;
+    if (stopWords.has(first) || stopWords.has(second)) continue;
+    pairs.push([first, second]);
+  }
+  return pairs;
 }

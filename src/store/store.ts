@@ -253,6 +253,8 @@ export interface CorpusDocument {
   duplicateOf: string | null;
   /** Why the file could not be indexed (it then has no passages); null when it was. */
   error: string | null;
+  /** The version of the reader that made its passages (0: indexed before versions were recorded). */
+  readerVersion: number;
 }
 
 export interface PassageInput {
@@ -281,6 +283,8 @@ export interface UpsertDocumentInput {
   sketch?: string;
   /** Why the file could not be indexed: recorded without passages, so it is not read again until it changes. */
   error?: string;
+  /** The version of the reader that made the passages (default 0). */
+  readerVersion?: number;
 }
 
 export interface PassageHit {

@@ -328,6 +328,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       ),
       sketch: optional(bigText(limits.payloadBytes)),
       error: optional(text(2000)),
+      readerVersion: optional(int(0)),
     }),
   ],
   touchDocument: [z.object({ path: nonEmpty(4000), mtimeMs: number(0), size: int(0) })],

@@ -93,6 +93,10 @@ const FURNITURE = [
   '.related',
   '.breadcrumb',
   '.breadcrumbs',
+  // Texinfo's node links (Next, Previous, Up) above and below each node; Publican's page links.
+  '.nav-panel',
+  'div.header',
+  '.docnav',
 ].join(', ');
 
 /**
@@ -165,13 +169,32 @@ export async function extractHtml(html: string, options: ExtractHtmlOptions = {}
           ? heading
           : clean(article?.title) || pageTitle || options.url || 'Untitled'
         ).slice(0, 300);
+  const extracted = withLinkRanges(normalizeText(htmlToText(content)));
   return {
-    ...withLinkRanges(normalizeText(htmlToText(content))),
+    ...extracted,
+    ...(isRedirect(libs, document, extracted.text) ? { redirect: true } : {}),
     title,
     byline: article?.byline?.trim() || byline,
     publishedAt: isoDate(article?.publishedTime ?? undefined) ?? publishedAt,
     kind: 'html',
   };
+}
+
+/** Most text a redirect page holds besides its pointer, in characters. */
+const REDIRECT_TEXT_CHARS = 400;
+
+/**
+ * True for a page that only sends the reader elsewhere: it refreshes to another address, or says
+ * the page moved ("The node you are looking for is at…", as Texinfo's redirection pages do), and
+ * holds little else.
+ */
+function isRedirect(libs: Libraries, document: HtmlDocument, text: string): boolean {
+  if (text.length > REDIRECT_TEXT_CHARS) return false;
+  const refresh = libs.selectOne('meta[http-equiv="refresh" i], meta[http-equiv="Refresh"]', document);
+  if (refresh && /url\s*=/i.test(refresh.attribs.content ?? '')) return true;
+  return /\b(?:the (?:node|page|section|document) you are looking for is (?:at|now at|in)|(?:this page|this document) (?:has )?moved to)\b/i.test(
+    text,
+  );
 }
 
 /**

@@ -9,6 +9,11 @@ export interface ExtractedDocument {
   /** Character ranges of `text` that were link text: how navigation pages and link lists are told apart. */
   linkRanges: [number, number][];
   byline?: string;
+  /**
+   * The page says it is only a way elsewhere: a redirect (`<meta http-equiv="refresh">`, Texinfo's
+   * "The node you are looking for is at…"). Such a page is navigation, never quoted.
+   */
+  redirect?: boolean;
   /** Publication date as the source states it (ISO when parseable). */
   publishedAt?: string;
   kind: DocumentKind;

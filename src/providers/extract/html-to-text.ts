@@ -6,6 +6,9 @@ import { LINK_END, LINK_START } from './extracted-document.ts';
  * reader sees it. Headings become `#` lines, definition terms `#####` lines (a glossary entry or an
  * API signature heads what defines it), list items `-` or `1.` lines, table rows one `| … |` line
  * each (a row is never read as a sentence), preformatted blocks fenced code, inline code backticks.
+ * A note, warning, tip or sidebar box (Sphinx's `admonition`, DocBook's `note`/`warning`/`sidebar`…)
+ * becomes a blockquote, its title a bold line: it stays one block, told apart from the prose around
+ * it, so research quotes it whole with the passage it qualifies.
  * Links keep their words between markers (for link density) and lose their URLs; emphasis is plain
  * text; permalink anchors, scripts, forms and images vanish; nothing is backslash-escaped.
  *
@@ -66,6 +69,49 @@ const BLOCKS = new Set([
 ]);
 
 const CODE = new Set(['code', 'kbd', 'samp', 'tt', 'var']);
+
+/** Classes documentation builders give the boxes that qualify the text around them. */
+const NOTE_BOXES = new Set([
+  'admonition',
+  'note',
+  'warning',
+  'tip',
+  'caution',
+  'important',
+  'attention',
+  'danger',
+  'hint',
+  'sidebar',
+  'callout',
+  'alert',
+]);
+
+function isNoteBox(element: Element): boolean {
+  if (element.name !== 'div' && element.name !== 'aside') return false;
+  const classes = (element.attribs.class ?? '').split(/\s+/);
+  // "See also" boxes are lists of links, not a qualification of the text before them.
+  if (classes.includes('seealso')) return false;
+  return classes.some((name) => NOTE_BOXES.has(name));
+}
+
+/** A note box's Markdown as a blockquote: its heading lines bold, every line behind `> `. */
+function noteBox(content: string): string {
+  const lines = content
+    .split('\n')
+    .map((line) => line.replace(/[ \t]+$/, ''))
+    // At most one blank line in a row, none at either end.
+    .filter((line, index, all) => line.trim() || (index > 0 && all[index - 1]!.trim()))
+    .join('\n')
+    .trim()
+    .split('\n');
+  if (!lines.some((line) => line.trim())) return '';
+  const quoted = lines.map((line) => {
+    const heading = /^#{1,6}\s+(.+)$/.exec(line);
+    const text = heading ? `**${heading[1]!.trim()}**` : line;
+    return text.trim() ? `> ${text}` : '>';
+  });
+  return `\n\n${quoted.join('\n')}\n\n`;
+}
 
 function isElement(node: AnyNode): node is Element {
   return node.type === 'tag' || node.type === 'script' || node.type === 'style';
@@ -200,6 +246,7 @@ function render(node: AnyNode, inPre: boolean): string {
     return code ? `\`${code}\`` : '';
   }
   const content = renderChildren(node, inPre);
+  if (!inPre && isNoteBox(node)) return noteBox(content);
   return BLOCKS.has(name) ? block(content) : content;
 }
 

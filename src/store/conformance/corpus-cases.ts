@@ -54,6 +54,42 @@ export function corpusCases(use: () => TestDatabase): void {
     expect(await store.searchPassages({ query: '" OR NEAR( * -' })).toEqual([]);
   });
 
+  it('finds symbols as typed ($@, .PHONY, an address) and the one word a text writes for two (issue 42)', async () => {
+    const { store } = use();
+    await store.upsertDocument(
+      document('/docs/make/rules.md', 'Automatic variables', [
+        'In a rule, $@ is the name of the target and $< the name of the first prerequisite.',
+        'Declare clean as .PHONY so make always runs it.',
+      ]),
+    );
+    await store.upsertDocument(
+      document('/docs/make/variables.md', 'Variables', [
+        'A variable names a piece of text in a makefile, such as the name of the target of a rule.',
+      ]),
+    );
+    await store.upsertDocument(
+      document('/docs/network.md', 'Network', [
+        'Give the interface the address 192.168.1.1 with a /24 mask.',
+        'Set the timezone with dpkg-reconfigure.',
+        'A time server keeps the clock right; each zone of the network has one.',
+      ]),
+    );
+    expect((await store.searchPassages({ query: '$@' }))[0]).toMatchObject({
+      path: '/docs/make/rules.md',
+      position: 0,
+    });
+    expect((await store.searchPassages({ query: 'What does $< mean in a rule?' }))[0]).toMatchObject({
+      path: '/docs/make/rules.md',
+      position: 0,
+    });
+    expect((await store.searchPassages({ query: '.PHONY' }))[0]).toMatchObject({ position: 1 });
+    expect((await store.searchPassages({ query: '192.168.1.1' }))[0]).toMatchObject({ path: '/docs/network.md' });
+    expect((await store.searchPassages({ query: 'change the time zone' }))[0]).toMatchObject({
+      path: '/docs/network.md',
+      position: 1,
+    });
+  });
+
   it('reads passages of a document by its path and positions, and nothing for a path it does not hold', async () => {
     const { store } = use();
     await store.upsertDocument(document('/docs/a.md', 'A', ['First.', 'Second.', 'Third.']));

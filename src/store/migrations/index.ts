@@ -13,6 +13,7 @@ import { corpusDuplicates } from './012-corpus-duplicates.ts';
 import { journalInOnePlace } from './013-journal-in-one-place.ts';
 import { shareLinks } from './014-share-links.ts';
 import { runTraceContext } from './015-run-trace-context.ts';
+import { corpusReaderVersion } from './016-corpus-reader-version.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -32,6 +33,7 @@ export const migrations: readonly Migration[] = [
   journalInOnePlace,
   shareLinks,
   runTraceContext,
+  corpusReaderVersion,
 ];
 
 export const latestSchemaVersion = migrations.length;

@@ -81,7 +81,7 @@ const fullText: FullTextDialect = {
           passage.text,
           document.title,
           passage.headingField,
-          passage.text,
+          passage.searchText,
         ]),
       );
     }

@@ -1,4 +1,4 @@
-import { queryTerms, stem, stems } from '../../shared/terms.ts';
+import { compoundPairs, isSymbolTerm, queryTerms, stem, stems, symbolTerms } from '../../shared/terms.ts';
 import type { CorpusDocument, PassageHit, SearchPassagesInput, UpsertDocumentInput } from '../store.ts';
 import { escapeLike } from './codec.ts';
 import type { SqlContext } from './context.ts';
@@ -22,11 +22,12 @@ function toDocument(row: Row): CorpusDocument {
     sketched: Number(row.sketched) === 1,
     duplicateOf: (row.duplicate_of as string | null) ?? null,
     error: (row.error as string | null) ?? null,
+    readerVersion: Number(row.reader_version ?? 0),
   };
 }
 
 /** Every column of a document but its sketch (which can be large), and whether it has one. */
-const documentColumns = `id, path, title, kind, size, mtime_ms, content_hash, chars, navigation, indexed_at, duplicate_of, error,
+const documentColumns = `id, path, title, kind, size, mtime_ms, content_hash, chars, navigation, indexed_at, duplicate_of, error, reader_version,
   CASE WHEN sketch IS NULL THEN 0 ELSE 1 END AS sketched`;
 
 async function removeDocumentInTx(ctx: SqlContext, tx: SqlExecutor, documentId: number): Promise<void> {
@@ -35,10 +36,16 @@ async function removeDocumentInTx(ctx: SqlContext, tx: SqlExecutor, documentId: 
   await tx.query('DELETE FROM corpus_documents WHERE id = ?', [documentId]);
 }
 
+/** A field's text with its symbols added as words, so the full-text index finds `$@` and `-F`. */
+function withSymbols(text: string): string {
+  const symbols = symbolTerms(text);
+  return symbols.length > 0 ? `${text}\n${[...new Set(symbols)].join(' ')}` : text;
+}
+
 /** The passage's heading path and every heading line inside it (a glossary term, an API entry). */
 function headingField(passage: { headings: string; text: string }): string {
   const inside = [...passage.text.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((match) => match[1]!);
-  return [passage.headings, ...inside].join(' › ');
+  return withSymbols([passage.headings, ...inside].join(' › '));
 }
 
 export async function upsertDocument(ctx: SqlContext, input: UpsertDocumentInput): Promise<CorpusDocument> {
@@ -47,8 +54,8 @@ export async function upsertDocument(ctx: SqlContext, input: UpsertDocumentInput
     const existing = await tx.query<{ id: number }>('SELECT id FROM corpus_documents WHERE path = ?', [input.path]);
     if (existing[0]) await removeDocumentInTx(ctx, tx, Number(existing[0].id));
     const [document] = await tx.query(
-      `INSERT INTO corpus_documents (path, title, kind, size, mtime_ms, content_hash, chars, navigation, sketch, error, indexed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}) RETURNING ${documentColumns}`,
+      `INSERT INTO corpus_documents (path, title, kind, size, mtime_ms, content_hash, chars, navigation, sketch, error, reader_version, indexed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}) RETURNING ${documentColumns}`,
       [
         input.path,
         input.title,
@@ -60,13 +67,19 @@ export async function upsertDocument(ctx: SqlContext, input: UpsertDocumentInput
         input.navigation ? 1 : 0,
         input.sketch ?? null,
         input.error ?? null,
+        input.readerVersion ?? 0,
       ],
     );
     const documentId = Number(document!.id);
     await ctx.driver.fullText.insertPassages(
       tx,
       { id: documentId, title: input.title },
-      input.passages.map((passage, position) => ({ ...passage, position, headingField: headingField(passage) })),
+      input.passages.map((passage, position) => ({
+        ...passage,
+        position,
+        headingField: headingField(passage),
+        searchText: withSymbols(passage.text),
+      })),
     );
     return toDocument(document!);
   });
@@ -159,6 +172,18 @@ interface Candidate {
   headingStems: Set<string>[];
 }
 
+/** Adds how often the query's symbols (`symbolTerms`) occur in a field to its word counts. */
+function withSymbolCounts(
+  field: { counts: Map<string, number>; length: number },
+  text: string,
+  query: readonly string[],
+): { counts: Map<string, number>; length: number } {
+  if (!query.some(isSymbolTerm)) return field;
+  for (const symbol of symbolTerms(text))
+    if (query.includes(symbol)) field.counts.set(symbol, (field.counts.get(symbol) ?? 0) + 1);
+  return field;
+}
+
 function candidate(hit: PassageHit, query: readonly string[]): Candidate {
   const inner = [...hit.text.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((match) => match[1]!);
   const headings = [hit.headings.split(' › ').at(-1) ?? '', ...inner];
@@ -167,9 +192,9 @@ function candidate(hit: PassageHit, query: readonly string[]): Candidate {
     const name = /^(?:class\s+|@)?([\w.]+)\s*\(/.exec(heading.replace(/`/g, ''))?.[1];
     return name ? [name, name.split('.').at(-1)!] : [];
   });
-  const title = fieldCounts(hit.title, query);
-  const heading = fieldCounts(headings.join(' '), query);
-  const text = fieldCounts(hit.text, query);
+  const title = withSymbolCounts(fieldCounts(hit.title, query), hit.title, query);
+  const heading = withSymbolCounts(fieldCounts(headings.join(' '), query), headings.join(' '), query);
+  const text = withSymbolCounts(fieldCounts(hit.text, query), hit.text, query);
   return {
     hit,
     counts: { title: title.counts, headings: heading.counts, text: text.counts },
@@ -199,16 +224,28 @@ const historyTerms = new Set(['new', 'chang', 'releas', 'version', 'add', 'depre
  * section or page named exactly what the query asks about (a glossary entry, a module's page); times
  * the prose weight (link lists and navigation pages last) and the history weight (`isHistory`).
  */
-function rankCandidates(candidates: Candidate[], query: string[], idf: Map<string, number>): PassageHit[] {
+function rankCandidates(
+  candidates: Candidate[],
+  query: string[],
+  idf: Map<string, number>,
+  alternatives: ReadonlyMap<string, readonly [string, string]> = new Map(),
+): PassageHit[] {
   const average = (field: Field) =>
     Math.max(1, candidates.reduce((sum, each) => sum + each.lengths[field], 0) / Math.max(1, candidates.length));
   const averages = { title: average('title'), headings: average('headings'), text: average('text') };
   // What the query is about: its terms that are not everywhere ("python" in Python's own manual).
-  const specific = query.filter((term) => (idf.get(term) ?? 0) >= 1.6);
+  // (Compound spellings of two query words are alternatives, never required.)
+  const specific = query.filter((term) => (idf.get(term) ?? 0) >= 1.6 && !alternatives.has(term));
   const asksHistory = query.some((term) => historyTerms.has(term));
-  const wanted = new Set(specific.length > 0 ? specific : query);
+  const wanted = new Set(specific.length > 0 ? specific : query.filter((term) => !alternatives.has(term)));
   return candidates
     .map(({ hit, counts, lengths, headingStems }) => {
+      // A field that writes two query words as one ("timezone") holds each of them.
+      for (const [compound, parts] of alternatives)
+        for (const field of Object.values(counts)) {
+          const found = field.get(compound) ?? 0;
+          if (found > 0) for (const part of parts) field.set(part, (field.get(part) ?? 0) + found);
+        }
       let score = 0;
       for (const term of query) {
         let tf = 0;
@@ -257,7 +294,7 @@ function forgetFrequencies(ctx: SqlContext): void {
 async function inverseFrequencies(
   ctx: SqlContext,
   terms: string[],
-): Promise<{ idf: Map<string, number>; common: Set<string> }> {
+): Promise<{ idf: Map<string, number>; common: Set<string>; absent: Set<string> }> {
   let cached = frequencies.get(ctx.driver);
   if (!cached || cached.expires < Date.now()) {
     const [total] = await ctx.driver.query<{ n: number }>('SELECT COUNT(*) AS n FROM corpus_passages');
@@ -275,13 +312,15 @@ async function inverseFrequencies(
   }
   const idf = new Map<string, number>();
   const common = new Set<string>();
+  const absent = new Set<string>();
   for (const term of terms) {
     const frequency = cached.terms.get(term) ?? 0;
     if (frequency >= FREQUENCY_CAP) common.add(term);
+    if (frequency === 0) absent.add(term);
     const key = stem(term);
     idf.set(key, Math.max(idf.get(key) ?? 0, Math.log(1 + (cached.total - frequency + 0.5) / (frequency + 0.5))));
   }
-  return { idf, common };
+  return { idf, common, absent };
 }
 
 function toHit(row: Row, score: number): PassageHit {
@@ -324,10 +363,18 @@ export async function searchPassages(ctx: SqlContext, input: SearchPassagesInput
   // Mirrors and aggregates of other pages are never searched: their pages are.
   const filter = ` AND d.duplicate_of IS NULL${prefixes.length ? ` AND (${prefixes.map(() => `d.path LIKE ? ESCAPE '\\'`).join(' OR ')})` : ''}`;
   const { fullText } = ctx.driver;
-  const { idf, common } = await inverseFrequencies(ctx, terms);
+  // Two words of the query that the corpus also writes as one ("time zone", "timezone") are searched
+  // that way too, when some passage does.
+  const pairs = new Map(
+    compoundPairs(input.query).map(([first, second]) => [`${first}${second}`, [stem(first), stem(second)] as const]),
+  );
+  const compounds = [...pairs.keys()].filter((compound) => !terms.includes(compound));
+  const counted = await inverseFrequencies(ctx, [...terms, ...compounds]);
+  const present = compounds.filter((compound) => !counted.absent.has(compound));
+  const { idf, common } = counted;
   // A word in a large share of all passages finds everything and tells nothing: it still counts in
   // the ranking, but the candidates are found by the rarer words (when there are any).
-  const finding = terms.filter((term) => !common.has(term));
+  const finding = [...terms, ...present].filter((term) => !common.has(term));
   // Candidates by the index's own relevance, then ranked with fields (BM25F) and prose weight.
   const rows = await ctx.driver.query(fullText.searchSql(filter), [
     ...fullText.searchParams(finding.length > 0 ? finding : terms),
@@ -335,11 +382,12 @@ export async function searchPassages(ctx: SqlContext, input: SearchPassagesInput
     // Twice the passages asked for: enough for the reranking to reorder, few enough to rank quickly.
     Math.max(limit, 100) * 2,
   ]);
-  const query = [...new Set(terms.map(stem))];
+  const query = [...new Set([...terms, ...present].map(stem))];
   return rankCandidates(
     rows.map((row) => candidate(toHit(row, 0), query)),
     query,
     idf,
+    new Map(present.map((compound) => [stem(compound), pairs.get(compound)!])),
   ).slice(0, limit);
 }
 

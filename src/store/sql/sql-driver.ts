@@ -51,6 +51,8 @@ export interface PassageRow {
   linkDensity: number;
   /** What the headings field of the full-text index holds: the path, and every heading inside the passage. */
   headingField: string;
+  /** What the text field of the full-text index holds: the text, and its symbols as words (`symbolTerms`). */
+  searchText: string;
 }
 
 /** How a backend indexes and searches passage text; the one place full-text SQL differs. */

@@ -94,7 +94,7 @@ const fullText: FullTextDialect = {
         `INSERT INTO corpus_fts (rowid, text, title, headings) VALUES ${batch.map(() => '(?, ?, ?, ?)').join(', ')}`,
         batch.flatMap((passage, index) => [
           Number(rows[index]!.id),
-          passage.text,
+          passage.searchText,
           document.title,
           passage.headingField,
         ]),

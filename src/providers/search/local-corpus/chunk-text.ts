@@ -98,9 +98,35 @@ function blocks(text: string): Block[] {
   return result;
 }
 
-/** Cuts a long block at sentence ends (or hard at `maxChars`), keeping offsets. */
+/** A block made of lines that mean nothing apart: a fenced code block, a note box (`>` lines). */
+function isLineBlock(block: Block): boolean {
+  return block.text.startsWith('```') || block.text.startsWith('>');
+}
+
+/**
+ * Cuts a long block at sentence ends (or hard at `maxChars`), keeping offsets. Code and note boxes
+ * are kept whole up to three times as long, and past that cut only between lines, so a piece of a
+ * note keeps its `>` and is never read as prose.
+ */
 function splitLong(block: Block, maxChars: number): Block[] {
   if (block.text.length <= maxChars) return [block];
+  if (isLineBlock(block)) {
+    if (block.text.length <= 3 * maxChars) return [block];
+    const pieces: Block[] = [];
+    let from = 0;
+    while (from < block.text.length) {
+      let to = Math.min(block.text.length, from + maxChars);
+      if (to < block.text.length) {
+        const newline = block.text.lastIndexOf('\n', to);
+        if (newline > from) to = newline;
+      }
+      const piece = block.text.slice(from, to).replace(/^\n+/, '');
+      const at = block.start + block.text.indexOf(piece, from);
+      if (piece.trim()) pieces.push({ ...block, start: at, end: at + piece.length, text: piece });
+      from = to;
+    }
+    return pieces;
+  }
   const pieces: Block[] = [];
   let start = 0;
   const text = block.text;

@@ -103,10 +103,11 @@ export function findDuplicates(documents: readonly SketchedDocument[]): Map<stri
     samples[inner]!.length >= MIN_SAMPLES ? (shared.get(inner)?.get(outer) ?? 0) / samples[inner]!.length : 0;
   documents.forEach((document, index) => {
     // Pages like it (an HTML page made of HTML pages): a page that includes fragments shipped as
-    // sources of their own (Git's option lists) is a page, not an aggregate.
+    // sources of their own (Git's option lists) is a page, not an aggregate. A PDF is a print, never
+    // a source: one made of the pages beside it is the same manual again, in a format less structured.
     const parts = [...(shared.get(index)?.keys() ?? [])].filter(
       (other) =>
-        documents[other]!.kind === document.kind &&
+        (documents[other]!.kind === document.kind || document.kind === 'pdf') &&
         contains(index, other) &&
         samples[index]!.length >= 1.5 * samples[other]!.length,
     );

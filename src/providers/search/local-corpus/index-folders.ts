@@ -6,7 +6,7 @@ import type { Corpus, CorpusDocument } from '../../../store/store.ts';
 import { type DocumentKind, kindFromPath } from '../../extract/extracted-document.ts';
 import { findDuplicates } from './duplicates.ts';
 import { ExtractPool } from './extract-pool.ts';
-import type { ReadDocument } from './read-document.ts';
+import { READER_VERSION, type ReadDocument } from './read-document.ts';
 
 export interface IndexProgress {
   done: number;
@@ -117,6 +117,7 @@ async function indexFolder(
           navigation: false,
           passages: [],
           error: reason.slice(0, 2000),
+          readerVersion: READER_VERSION,
         });
         known.delete(path);
         changed += 1;
@@ -147,6 +148,7 @@ async function indexFolder(
           navigation: document.navigation,
           passages: document.passages,
           sketch: document.sketch,
+          readerVersion: READER_VERSION,
         });
         changed += 1;
         known.delete(path);
@@ -173,14 +175,14 @@ async function indexFolder(
         previous &&
         previous.size === info.size &&
         previous.mtimeMs === Math.floor(info.mtimeMs) &&
-        (previous.sketched || previous.error !== null)
+        previous.readerVersion === READER_VERSION
       ) {
         known.delete(path);
         report.unchanged += 1;
       } else {
         const bytes = await readFile(path);
         const contentHash = createHash('sha256').update(bytes).digest('hex');
-        if (previous && previous.contentHash === contentHash && (previous.sketched || previous.error !== null)) {
+        if (previous && previous.contentHash === contentHash && previous.readerVersion === READER_VERSION) {
           await store.touchDocument({ path, mtimeMs: Math.floor(info.mtimeMs), size: info.size });
           known.delete(path);
           report.unchanged += 1;

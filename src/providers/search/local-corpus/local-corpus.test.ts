@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { minimalPdf } from '../../../../test/support/minimal-pdf.ts';
+import { minimalPdf, pagedPdf } from '../../../../test/support/minimal-pdf.ts';
 import { QuarryError } from '../../../shared/errors.ts';
 import type { StoreHarness, TestDatabase } from '../../../store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../../store/postgres/postgres-harness.ts';
@@ -129,6 +129,74 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         } finally {
           rmSync(manual, { recursive: true, force: true });
         }
+      });
+
+      it('indexes a manual once when its PDF lies beside its pages, without the PDF’s running headers (issue 42)', async () => {
+        const manual = mkdtempSync(join(tmpdir(), 'quarry-pdf-twin-'));
+        try {
+          const words = (seed: number) =>
+            Array.from({ length: 400 }, (_, index) => `w${(index * 7919 + seed * 104729) % 100003}`);
+          const topics = ['lease', 'journal', 'runner', 'worker', 'event', 'source', 'session', 'blob', 'inbox'];
+          // Lines short enough for a printed page's width.
+          const lines = (topic: string, seed: number) =>
+            Array.from(
+              { length: 36 },
+              (_, line) =>
+                `The ${topic} ${words(seed)
+                  .slice(line * 10, line * 10 + 10)
+                  .join(' ')} ends.`,
+            );
+          for (const [seed, topic] of topics.entries())
+            writeFileSync(
+              join(manual, `${topic}.html`),
+              `<html><head><title>${topic}</title></head><body><main><h1>${topic}</h1>${lines(topic, seed)
+                .map((line) => `<p>${line}</p>`)
+                .join('')}</main></body></html>`,
+            );
+          // The same manual printed: two pages per page, each under a running header and over a footer.
+          const printed = topics.flatMap((topic, seed) => [
+            lines(topic, seed).slice(0, 6),
+            lines(topic, seed).slice(6),
+          ]);
+          writeFileSync(
+            join(manual, 'manual.pdf'),
+            pagedPdf(
+              'The manual',
+              printed.map((page, index) => ['Quarry Reference Manual', ...page, `${index + 1} / ${printed.length}`]),
+            ),
+          );
+          const { extractPdf } = await import('../../extract/extract-pdf.ts');
+          const { readFileSync } = await import('node:fs');
+          const text = (await extractPdf(readFileSync(join(manual, 'manual.pdf')), 'manual')).text;
+          expect(text).toContain('The lease');
+          expect(text).not.toContain('Quarry Reference Manual');
+          expect(text).not.toMatch(/^\d+ \/ \d+$/m);
+          await indexFolders(database.store, [manual]);
+          const pdf = (await database.store.listDocuments()).find((document) => document.path.endsWith('manual.pdf'));
+          expect(pdf?.duplicateOf).toBe('*');
+          const found = await new LocalCorpusSearch(database.store, [manual]).search('journal ends', {
+            maxResults: 20,
+          });
+          expect(found.map((result) => result.url.split('/').at(-1))).not.toContain('manual.pdf');
+          expect(found.map((result) => result.url.split('/').at(-1))).toContain('journal.html');
+        } finally {
+          rmSync(manual, { recursive: true, force: true });
+        }
+      });
+
+      it('keeps a redirect page (Texinfo’s “The node you are looking for is at…”) as navigation (issue 42)', async () => {
+        writeFileSync(
+          join(folder, 'Phony-Targets-redirect.html'),
+          '<!DOCTYPE html><html><head><title>Phony Targets (GNU make)</title><meta http-equiv="Refresh" content="0; url=Phony-Targets.html#Phony-Targets"></head><body><p>The node you are looking for is at <a href="Phony-Targets.html#Phony-Targets">Phony Targets</a>.</p></body></html>',
+        );
+        writeFileSync(
+          join(folder, 'moved.html'),
+          '<!DOCTYPE html><html><head><title>Moved</title></head><body><p>The node you are looking for is at <a href="x.html">Phony targets in make</a>.</p></body></html>',
+        );
+        await indexFolders(database.store, [folder]);
+        const documents = await database.store.listDocuments();
+        for (const name of ['Phony-Targets-redirect.html', 'moved.html'])
+          expect(documents.find((document) => document.path.endsWith(name))?.navigation, name).toBe(true);
       });
 
       it('indexes every supported type and skips bad files with a reason', async () => {

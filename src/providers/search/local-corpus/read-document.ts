@@ -4,6 +4,16 @@ import type { DocumentKind } from '../../extract/extracted-document.ts';
 import { chunkText, isNavigationText } from './chunk-text.ts';
 import { sketchOf } from './duplicates.ts';
 
+/**
+ * The version of how files are read into passages (extraction and chunking). Raise it whenever a
+ * change would give a file other passages: the next index reads every file again.
+ *   1: sketches of every document (migration 12).
+ *   2: note boxes as blockquotes; Texinfo's and Publican's page links left out; redirect pages as
+ *      navigation; symbols (`$@`, `-F`, `.PHONY`, `10.0.0.1`) searchable; PDFs without running
+ *      headers and footers.
+ */
+export const READER_VERSION = 2;
+
 /** A file as the index stores it: its title, its text's length, its passages, whether it is navigation, its sketch. */
 export interface ReadDocument {
   title: string;
@@ -20,7 +30,7 @@ export async function readDocument(bytes: Uint8Array, kind: DocumentKind, path: 
   return {
     title: extracted.title,
     chars: extracted.text.length,
-    navigation: isNavigationText(extracted.text, extracted.linkRanges),
+    navigation: extracted.redirect === true || isNavigationText(extracted.text, extracted.linkRanges),
     passages: chunkText(extracted.text, { linkRanges: extracted.linkRanges }),
     sketch: sketchOf(extracted.text),
   };
