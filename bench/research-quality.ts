@@ -21,12 +21,13 @@
  *   QUALITY_HALF=dev                          one half only
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { parseHTML } from 'linkedom';
+import { listedSources, reportBody, unquotedText } from '../src/research/quoted-report.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { median } from './bench-lib.ts';
 
@@ -57,10 +58,18 @@ interface Outcome {
   cited: boolean;
   first: boolean;
   searchFirst: boolean;
+  /** Quarry's first search has an answering page among its first five pages. */
+  searchTop5: boolean;
+  /** The answer phrase in the report's first section (its answer). */
+  phraseFirst: boolean;
   baselineTop1: boolean;
   baselineTop3: boolean;
+  /** The passage box: its best 1, 3 and 5 passages hold an answer phrase. */
+  passageTop: [boolean, boolean, boolean];
+  /** Quotes and sentences of the report's body that are not word for word in the document they cite. */
+  unquoted: string[];
   navigation: string[];
-  identifierHeadings: string[];
+  codeHeadings: string[];
   repeatedSentences: number;
   sources: string[];
   ms: number;
@@ -69,8 +78,29 @@ interface Outcome {
 }
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const bin = join(root, 'bin', 'quarry');
-const SETS = ['python-docs', 'python-docs-heldout', 'git-docs', 'node-docs', 'postgresql-docs'];
+let bin = join(root, 'bin', 'quarry');
+
+/**
+ * A copy of the built command to measure: a build made while the benchmark runs (by the tests, by
+ * `npm run build`) would otherwise change what the later questions run.
+ */
+function snapshotBuild(): string {
+  const copy = mkdtempSync(join(tmpdir(), 'quarry-bench-build-'));
+  cpSync(join(root, 'bin'), join(copy, 'bin'), { recursive: true });
+  cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
+  cpSync(join(root, 'package.json'), join(copy, 'package.json'));
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  return copy;
+}
+const SETS = [
+  'python-docs',
+  'python-docs-heldout',
+  'git-docs',
+  'node-docs',
+  'm4-docs',
+  'debian-handbook',
+  'postgresql-docs',
+];
 
 /** Lower case, one space, straight quotes, no Markdown emphasis or escapes: text as a reader sees it. */
 export function readable(text: string): string {
@@ -122,9 +152,12 @@ function isNavigationPage(path: string, cache: Map<string, boolean>): boolean {
   return navigation;
 }
 
-/** Section titles that are identifiers, not words: requirement ids, anchors, call signatures, paths. */
-function identifierHeadings(report: string): string[] {
-  return [...report.matchAll(/^#{2,4} (.+)$/gm)]
+/**
+ * Section titles that are code, not words: requirement ids, anchors, call signatures, paths, shell
+ * commands and prompts, option names, lines of code.
+ */
+function codeHeadings(report: string): string[] {
+  return [...reportBody(report).matchAll(/^#{2,4} (.+)$/gm)]
     .map((match) => match[1]!.trim())
     .filter((heading) => heading !== 'Sources' && heading !== 'Overview')
     .filter(
@@ -133,13 +166,29 @@ function identifierHeadings(report: string): string[] {
         /^#|^[\w.]+#[\w-]+$/.test(heading) ||
         /^[\w.$]+\([^)]*\)\s*$/.test(heading) ||
         /^[\w./-]+\.(html|txt|md)$/.test(heading) ||
-        !/[\p{L}]{3,}/u.test(heading),
+        /^(?:\$|%|#|>>>)\s|^-{1,2}\w|[{};=]|`/.test(heading) ||
+        !/[\p{L}]{2,}/u.test(heading),
     );
+}
+
+/** The report's first section: from its first level-2 heading to the next one (its answer). */
+function firstSection(report: string): string {
+  const body = reportBody(report);
+  const start = body.search(/^## /m);
+  if (start === -1) return '';
+  const rest = body.slice(start + 3);
+  const next = rest.search(/^## /m);
+  return next === -1 ? rest : rest.slice(0, next);
 }
 
 /** Sentences (of 6 words or more) that a report's prose holds more than once. */
 function repeatedSentences(report: string): number {
-  const prose = (report.split(/^## Sources\s*$/m)[0] ?? '').replace(/\[\d+\]/g, '');
+  // Attribution lines ("— page › section [1]") say where a quote is, twice when two quotes share a section.
+  const prose = reportBody(report)
+    .split('\n')
+    .filter((line) => !line.startsWith('— '))
+    .join('\n')
+    .replace(/\[\d+\]/g, '');
   const counts = new Map<string, number>();
   for (const sentence of prose.split(/(?<=[.!?])\s+/)) {
     const key = readable(sentence)
@@ -193,6 +242,54 @@ class PageSearch {
   }
 }
 
+/**
+ * The passage box: the same FTS5 search as the page box, over the passages Quarry indexed instead of
+ * whole pages (the HTML pages' passages, title weighted 10:1, bm25), and the indexed text of every
+ * document, for checking that what a report quotes is the document's own words.
+ */
+class PassageSearch {
+  private readonly db = new BetterSqlite3(':memory:');
+  /** Each document's indexed text (its passages in order), by path. */
+  readonly texts = new Map<string, string>();
+
+  constructor(store: string) {
+    this.db.exec("CREATE VIRTUAL TABLE passages USING fts5(path UNINDEXED, title, body, tokenize = 'porter')");
+    const source = new BetterSqlite3(store, { readonly: true });
+    const rows = source
+      .prepare(
+        `SELECT d.path, d.title, p.text FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id
+         ORDER BY d.path, p.position`,
+      )
+      .all() as { path: string; title: string; text: string }[];
+    source.close();
+    const insert = this.db.prepare('INSERT INTO passages (path, title, body) VALUES (?, ?, ?)');
+    this.db.transaction(() => {
+      for (const row of rows) {
+        this.texts.set(row.path, `${this.texts.get(row.path) ?? ''}\n\n${row.text}`);
+        if (row.path.endsWith('.html')) insert.run(row.path, row.title, row.text);
+      }
+    })();
+  }
+
+  /** The passages best matching the question's words, best first (their text). */
+  search(question: string, limit = 5): string[] {
+    const words = (question.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter(
+      (word) => word.length > 1 && !baselineStopWords.has(word),
+    );
+    if (words.length === 0) return [];
+    const match = [...new Set(words)].map((word) => `"${word}"`).join(' OR ');
+    return (
+      this.db
+        .prepare('SELECT body FROM passages WHERE passages MATCH ? ORDER BY bm25(passages, 0, 10, 1) LIMIT ?')
+        .all(match, limit) as { body: string }[]
+    ).map((row) => row.body);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
 /** Runs one research through the built executable; resolves with the report and the session id. */
 function research(
   home: string,
@@ -229,14 +326,14 @@ function research(
   });
 }
 
-/** The URL of the first result of a session's first search step, from its journal. */
-async function firstSearchTop(home: string, sessionId: string): Promise<string | null> {
+/** The pages of a session's first search step, best first (file paths), from its journal. */
+async function firstSearchPages(home: string, sessionId: string): Promise<string[]> {
   const store = await openStore({ db: join(home, 'quarry.db') });
   try {
     const steps = await store.listSteps(sessionId);
     const search = steps.filter((step) => /search-\d+$/.test(step.key)).sort((a, b) => a.seq - b.seq)[0];
     const results = (search?.output as { results?: { url: string }[] } | undefined)?.results ?? [];
-    return results[0] ? decodeURIComponent(results[0].url.replace(/^file:\/\//, '')) : null;
+    return results.map((result) => decodeURIComponent(result.url.replace(/^file:\/\//, '')));
   } finally {
     await store.close();
   }
@@ -259,6 +356,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
       stdio: 'ignore',
     });
     const indexMs = performance.now() - indexed;
+    const passages = new PassageSearch(join(home, 'quarry.db'));
     const wanted = process.env.QUALITY_HALF;
     const limit = Number(process.env.QUALITY_LIMIT ?? set.questions.length);
     for (const [index, labeled] of set.questions.slice(0, limit).entries()) {
@@ -268,20 +366,32 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
       const boxStarted = performance.now();
       const boxed = box.search(labeled.question);
       const baselineMs = performance.now() - boxStarted;
+      const holds = (text: string) => labeled.phrases.some((phrase) => readable(text).includes(readable(phrase)));
+      const passageHits = passages.search(labeled.question).map(holds);
       const { report, sessionId, ms, error } = await research(home, set.corpus, labeled.question);
+      const listed = listedSources(report);
       const sources = reportSources(report).map((path) => pageOf(set, path));
-      const top = sessionId ? await firstSearchTop(home, sessionId) : null;
+      const searched = sessionId ? await firstSearchPages(home, sessionId) : [];
       outcomes.push({
         half,
         question: labeled.question,
-        phrase: labeled.phrases.some((phrase) => readable(report).includes(readable(phrase))),
+        phrase: holds(reportBody(report)),
+        phraseFirst: holds(firstSection(report)),
+        passageTop: [passageHits[0] === true, passageHits.slice(0, 3).some(Boolean), passageHits.some(Boolean)],
+        unquoted: report
+          ? unquotedText(report, (number) => {
+              const where = listed.get(number);
+              return where === undefined ? undefined : passages.texts.get(decodeURIComponent(where));
+            })
+          : [],
         cited: sources.some((source) => answering.has(source)),
         first: sources[0] !== undefined && answering.has(sources[0]),
-        searchFirst: top !== null && answering.has(pageOf(set, top)),
+        searchFirst: searched[0] !== undefined && answering.has(pageOf(set, searched[0])),
+        searchTop5: searched.slice(0, 5).some((path) => answering.has(pageOf(set, path))),
         baselineTop1: boxed[0] !== undefined && answering.has(boxed[0]),
         baselineTop3: boxed.some((page) => answering.has(page)),
         navigation: sources.filter((source) => isNavigationPage(join(set.corpus, source), navigation)),
-        identifierHeadings: identifierHeadings(report),
+        codeHeadings: codeHeadings(report),
         repeatedSentences: repeatedSentences(report),
         sources,
         ms,
@@ -290,6 +400,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
       });
     }
     console.error(`quality: ${name} done (${outcomes.length} questions)`);
+    passages.close();
     return { outcomes, indexMs };
   } finally {
     box.close();
@@ -297,11 +408,20 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
   }
 }
 
-const percent = (outcomes: Outcome[], pick: (outcome: Outcome) => boolean) =>
-  `${Math.round((outcomes.filter(pick).length / Math.max(1, outcomes.length)) * 100)}%`;
+const count = (outcomes: Outcome[], pick: (outcome: Outcome) => boolean) => outcomes.filter(pick).length;
 
 export async function run(): Promise<void> {
   const names = process.env.QUALITY_SET ? process.env.QUALITY_SET.split(',') : SETS;
+  const build = snapshotBuild();
+  bin = join(build, 'bin', 'quarry');
+  try {
+    await measureSets(names);
+  } finally {
+    rmSync(build, { recursive: true, force: true });
+  }
+}
+
+async function measureSets(names: string[]): Promise<void> {
   const rows: string[] = [];
   const details: string[] = [];
   for (const name of names) {
@@ -314,22 +434,29 @@ export async function run(): Promise<void> {
     for (const half of ['dev', 'test'] as const) {
       const part = outcomes.filter((outcome) => outcome.half === half);
       if (part.length === 0) continue;
+      const n = (pick: (outcome: Outcome) => boolean) => count(part, pick);
+      const sum = (pick: (outcome: Outcome) => number) => part.reduce((total, outcome) => total + pick(outcome), 0);
       rows.push(
-        `| ${name} | ${half} (${part.length}) | ${percent(part, (o) => o.baselineTop1)} / ${percent(part, (o) => o.baselineTop3)} | ${percent(part, (o) => o.searchFirst)} | ${percent(part, (o) => o.first)} | ${percent(part, (o) => o.cited)} | ${percent(part, (o) => o.phrase)} | ${part.reduce((sum, o) => sum + o.navigation.length, 0)} | ${part.reduce((sum, o) => sum + o.identifierHeadings.length, 0)} | ${part.reduce((sum, o) => sum + o.repeatedSentences, 0)} | ${part.filter((o) => o.error).length} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
+        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
       );
     }
-    details.push(`\n${name} (${set.package}): half · baseline top-1 · first search · cited first · cited · phrase`);
+    details.push(
+      `\n${name} (${set.package}): half · page box top-1 · passage box top-3 · first search · cited first · cited · phrase · phrase in the first section`,
+    );
     const mark = (ok: boolean) => (ok ? '✓' : '✗');
     for (const o of outcomes)
       details.push(
-        `- ${o.half} ${mark(o.baselineTop1)} ${mark(o.searchFirst)} ${mark(o.first)} ${mark(o.cited)} ${mark(o.phrase)} ${o.question}${o.error ? ` — error: ${o.error}` : ''} → ${o.sources.slice(0, 3).join(', ')}${o.navigation.length ? ` (navigation: ${o.navigation.join(', ')})` : ''}${o.identifierHeadings.length ? ` (identifier headings: ${o.identifierHeadings.join(' | ')})` : ''}${o.repeatedSentences ? ` (${o.repeatedSentences} repeated)` : ''}`,
+        `- ${o.half} ${mark(o.baselineTop1)} ${mark(o.passageTop[1])} ${mark(o.searchFirst)} ${mark(o.first)} ${mark(o.cited)} ${mark(o.phrase)} ${mark(o.phraseFirst)} ${o.question}${o.error ? ` — error: ${o.error}` : ''} → ${o.sources.slice(0, 3).join(', ')}${o.navigation.length ? ` (navigation: ${o.navigation.join(', ')})` : ''}${o.codeHeadings.length ? ` (code headings: ${o.codeHeadings.join(' | ')})` : ''}${o.repeatedSentences ? ` (${o.repeatedSentences} repeated)` : ''}${o.unquoted.length ? ` (not verbatim: ${o.unquoted.map((text) => JSON.stringify(text.slice(0, 80))).join(' | ')})` : ''}`,
       );
   }
-  console.log('\n## Research quality: the extractive analyst beside a plain FTS5 search box\n');
+  console.log('\n## Research quality: the offline analyst beside a plain FTS5 page box and passage box\n');
   console.log(
-    '| set | half | box top-1 / top-3 | first search rank 1 | cited first | cited | answer phrase | navigation cited | identifier headings | repeated sentences | failed | per question: Quarry / box | indexing |',
+    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; then sentences not word for word in their cited document, code headings, repeated sentences, navigation pages cited (all should be 0), failed runs, and time per question (a fresh `quarry run`) beside the page box.\n',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log(
+    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | not verbatim | code headings | repeated | navigation | failed | per question: Quarry / box | indexing |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) console.log(row);
   if (process.env.QUALITY_DETAILS !== '0') for (const line of details) console.log(line);
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { markerNumbers, replaceMarkers } from './citation-markers.ts';
 import type { CitedSource, Note, Outline } from './research-types.ts';
 
 /** Numbers sources in order of first appearance in the outline: one global map for every section. */
@@ -13,16 +14,13 @@ export function assignCitations(outline: Outline, notesById: Map<string, Note>):
   return numbers;
 }
 
-/** `[3]`, `[1, 4]`, with the white space before it (so a removed marker leaves no gap). */
-const markerPattern = /(\s*)\[(\d+(?:\s*,\s*\d+)*)\]/g;
-
 function numbersIn(list: string): number[] {
   return list.split(',').map((item) => Number(item.trim()));
 }
 
-/** The `[n]` numbers cited in a piece of text, in order. */
+/** The `[n]` numbers cited in a piece of text, in order (in its prose: never in code or a quote). */
 export function citedNumbers(text: string): number[] {
-  return [...text.matchAll(markerPattern)].flatMap((match) => numbersIn(match[2]!));
+  return markerNumbers(text);
 }
 
 /**
@@ -38,7 +36,7 @@ export function citationOrder(text: string, urlByNumber: ReadonlyMap<number, str
 
 /** A text with its markers renumbered by `order`; numbers missing from it are dropped, as are empty markers. */
 export function applyCitationOrder(text: string, order: ReadonlyMap<number, number>): string {
-  return text.replace(markerPattern, (_match, space: string, list: string) => {
+  return replaceMarkers(text, (_match, space: string, list: string) => {
     const mapped = [...new Set(numbersIn(list).flatMap((number) => (order.has(number) ? [order.get(number)!] : [])))];
     return mapped.length ? `${space}[${mapped.join(', ')}]` : '';
   });

@@ -119,7 +119,8 @@ async function answerFromNotes(
     conversation: context.conversation,
     citations: context.citations,
   });
-  const drafts = checkClaims([{ title: 'Answer', text: draft }], urlByNumber, notes);
+  // Quoted passages (no model) claim nothing of their own to check; see `writeReport`.
+  const drafts = analyst.usesModel ? checkClaims([{ title: 'Answer', text: draft }], urlByNumber, notes) : [];
   const judgments = await judgeClaims(ctx, { question, settings, analyst, ledger, scope: FOLLOW_UP_SCOPE }, drafts);
   return ctx.step({ key: stepKeys.followUpPublish, phase: 'write' }, async () => {
     const claims = settleClaims(drafts, judgments, identity);
@@ -153,10 +154,10 @@ async function answerFromNotes(
 }
 
 /**
- * The follow-up's answer in the conversation, when the analyst has no model: its few best sentences
- * from every note the session has, cited with the new report version's numbers (a source that
- * version does not cite gets the next number), each claim checked; posted once as the assistant's
- * reply, with its sources.
+ * The follow-up's answer in the conversation, when the analyst has no model: its few best passages
+ * from every note the session has, quoted whole, cited with the new report version's numbers (a
+ * source that version does not cite gets the next number); posted once as the assistant's reply,
+ * with its sources.
  */
 async function answerInConversation(
   ctx: RunContext,
@@ -178,11 +179,9 @@ async function answerInConversation(
     citations,
   });
   return ctx.step({ key: stepKeys.followUpAnswerPublish, phase: 'write' }, async () => {
-    const claims = settleClaims(
-      checkClaims([{ title: 'Answer', text: draft }], urlByNumber, citable(notes)),
-      new Map(),
-      identity,
-    );
+    const claims = input.analyst.usesModel
+      ? settleClaims(checkClaims([{ title: 'Answer', text: draft }], urlByNumber, citable(notes)), new Map(), identity)
+      : [];
     const text = renumberDraft(draft, new Map(identity), known);
     const cited = [...new Set(citedNumbers(text))]
       .sort((a, b) => a - b)

@@ -1,5 +1,5 @@
 import type { SearchResult } from '../providers/search/search-provider.ts';
-import { queryTerms, stem, stems, stopWords } from '../shared/terms.ts';
+import { compoundPairs, queryTerms, stem, stems, stopWords } from '../shared/terms.ts';
 
 export { stem, stems };
 
@@ -27,6 +27,11 @@ export interface QuestionProfile {
   subjects: string[];
   /** Subjects as lower-case phrases, matched whole ("with statement", "named tuple"). */
   phrases: string[];
+  /**
+   * Neighbouring content words of the question, as written, that a text may write as one word ("time
+   * zone": "timezone"; "file system": "filesystem").
+   */
+  compounds: [string, string][];
 }
 
 function termWeight(word: string, named: ReadonlySet<string>): number {
@@ -120,7 +125,7 @@ export function profileQuestion(question: string): QuestionProfile {
   const phrases = subjects
     .map((subject) => subject.toLowerCase().replace(/\s+/g, ' ').trim())
     .filter((phrase) => phrase.includes(' ') || phrase.length > 2);
-  return { terms, weights, kind, subjects, phrases };
+  return { terms, weights, kind, subjects, phrases, compounds: compoundPairs(text) };
 }
 
 /** Share (0 to 1) of the question's weighted terms that appear among `present`. */

@@ -1,5 +1,6 @@
 import type { RunContext } from '../engine/run-context.ts';
 import type { AnalystCall } from './analyst.ts';
+import { newMarkerScan, replaceMarkers } from './citation-markers.ts';
 
 /**
  * Reports are written to be read while they are written: a report is append-only. Its text is the
@@ -13,8 +14,6 @@ import type { AnalystCall } from './analyst.ts';
  * step started again (after a crash), and its new text replaces the old.
  */
 
-/** `[3]`, `[1, 4]` with the white space before it, as `applyCitationOrder` reads markers. */
-const MARKER = /(\s*)\[(\d+(?:\s*,\s*\d+)*)\]/g;
 /** What may still become a marker once more text arrives: white space, then `[`, digits, commas. */
 const OPEN_TAIL = /\s*(?:\[[\d,\s]*)?$/;
 
@@ -27,6 +26,8 @@ const OPEN_TAIL = /\s*(?:\[[\d,\s]*)?$/;
 export class CitationStream {
   private pending = '';
   private started = false;
+  /** Where the text renumbered so far ends: in prose, code or a quote (markers are read in prose only). */
+  private readonly scan = newMarkerScan();
 
   /** `order`: old number → new number, shared by the report's sections and extended here. */
   constructor(
@@ -56,17 +57,21 @@ export class CitationStream {
   }
 
   private renumber(text: string): string {
-    return text.replace(MARKER, (_match, space: string, list: string) => {
-      const numbers = list.split(',').map((item) => Number(item.trim()));
-      const mapped: number[] = [];
-      for (const number of numbers) {
-        if (!this.known(number)) continue;
-        if (!this.order.has(number)) this.order.set(number, this.order.size + 1);
-        const renumbered = this.order.get(number)!;
-        if (!mapped.includes(renumbered)) mapped.push(renumbered);
-      }
-      return mapped.length ? `${space}[${mapped.join(', ')}]` : '';
-    });
+    return replaceMarkers(
+      text,
+      (_match, space: string, list: string) => {
+        const numbers = list.split(',').map((item) => Number(item.trim()));
+        const mapped: number[] = [];
+        for (const number of numbers) {
+          if (!this.known(number)) continue;
+          if (!this.order.has(number)) this.order.set(number, this.order.size + 1);
+          const renumbered = this.order.get(number)!;
+          if (!mapped.includes(renumbered)) mapped.push(renumbered);
+        }
+        return mapped.length ? `${space}[${mapped.join(', ')}]` : '';
+      },
+      this.scan,
+    );
   }
 }
 

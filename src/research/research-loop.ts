@@ -20,6 +20,8 @@ export const RESEARCH_CONCURRENCY = 4;
  * reads (local results carry only their passage; their text is read once chosen).
  */
 const CANDIDATES_PER_SOURCE = 4;
+/** Pages read beyond `sourcesPerQuery` from the run's first search (the question itself). */
+const FIRST_SEARCH_EXTRA = 2;
 /** Longest text kept of a fetched web page, in characters. */
 const PAGE_CHARS = 60_000;
 
@@ -204,9 +206,12 @@ export function chooseSources(
   searches.forEach((search, index) => {
     const scores = searchRelevance(search.results);
     const relevance = new Map(search.results.map((result, rank) => [result, scores[rank]!]));
+    // The run's first search asks the question itself: its answer is among its first five pages far
+    // more often than among its first three, so it is read deeper.
+    const wanted = settings.sourcesPerQuery + (options.first && index === 0 ? FIRST_SEARCH_EXTRA : 0);
     let taken = 0;
     for (const result of rank(search.results)) {
-      if (taken >= settings.sourcesPerQuery) break;
+      if (taken >= wanted) break;
       const page = result.url.split('#')[0]!;
       const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
       const key = passage === undefined ? page : `${result.url}#passage-${passage}`;

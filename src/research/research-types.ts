@@ -15,10 +15,17 @@ export interface Note {
   score?: number;
   /** The section the note comes from (`Basic Usage`), when the source has headings. */
   heading?: string;
+  /** The whole heading path above the note (`Chapter › Section › Basic Usage`), when known. */
+  headings?: string;
   /** Its source's place among the pages of the run's first search (`SourceText.lead`). */
   lead?: number;
   /** The note defines what the question asks about. */
   definition?: boolean;
+  /**
+   * What the note's score owes to its page's title (a page's lead counts as much as its title is about
+   * the question): left out when pages are compared, since the search has weighed titles already.
+   */
+  titleBonus?: number;
   /** The source's own words the note rests on (a model's notes quote; extractive notes are quotes). */
   quote?: string;
   /** When the note quotes two sentences (the second leans on the first): where the second starts in `text`. */
@@ -66,6 +73,11 @@ export interface OutlineSection {
   /** What the section covers, in a sentence. */
   focus: string;
   noteIds: string[];
+  /**
+   * A heading the section stands under with the sections next to it of the same group ("Also in
+   * these documents"): the report writes the group's heading once and the section's one level down.
+   */
+  group?: string;
 }
 
 export interface Outline {

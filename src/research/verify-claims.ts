@@ -184,10 +184,11 @@ export function tallyClaims(claims: readonly ClaimResult[]) {
  * written stays the report's beginning; a reader's view marks the claims in place (`markClaims`).
  */
 export function claimsTrailer(analyst: { name: string; usesModel: boolean }, claims: readonly ClaimResult[]): string {
+  // Quoted passages are labelled as what they are: the source's words, chosen by the question's words.
+  if (!analyst.usesModel)
+    return '_Made without a language model: each passage is quoted word for word from the document named under it. Quarry chose the passages by the words of the question; it did not check that they answer it._\n';
   const tally = tallyClaims(claims);
-  const by = analyst.usesModel
-    ? `Written by ${analyst.name}`
-    : 'Made without a language model: sentences quoted from the sources';
+  const by = `Written by ${analyst.name}`;
   if (tally.supported + tally.unsupported === 0)
     return `_${by}. No sentence cites a source, so nothing in this report is verified._\n`;
   const flagged = claims.filter((claim) => claim.verdict !== 'supported');

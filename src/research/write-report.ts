@@ -47,6 +47,12 @@ function plainTitle(question: string): string {
   return clean.length <= 80 ? clean : `${clean.slice(0, 80).replace(/\s+\S*$/, '')}…`;
 }
 
+/** What a report says when nothing it found answers: what it searched, so the reader can search otherwise. */
+function nothingFound(state: ResearchState): string {
+  const searched = state.topics.done.map((query) => `“${query}”`).join(', ');
+  return `_The sources searched hold nothing that answers this question${searched ? `. Searched for: ${searched}` : ''}._`;
+}
+
 export interface WrittenReport {
   report: string;
   citations: CitedSource[];
@@ -142,13 +148,17 @@ export async function writeReport(ctx: RunContext, input: WriteInput): Promise<W
   const known = (number: number) => urlByNumber.has(number);
   // Old number → number in the report, given at each source's first citation as sections are written.
   const order = new Map<number, number>();
-  const drafts: { title: string; text: string }[] = [];
+  const drafts: { title: string; text: string; group?: string }[] = [];
   const pieces: string[] = [];
   for (const [index, section] of outline.sections.entries()) {
     const sectionNotes = section.noteIds.map((id) => notesById.get(id)).filter((note) => note !== undefined);
     if (sectionNotes.length === 0) continue;
     const title = headingText(section.title);
-    const opening = `${pieces.length === 0 ? `# ${headingText(outline.title)}\n\n` : '\n'}## ${title}\n\n`;
+    // Sections of a group stand under its heading, written once before the first of them.
+    const previousGroup = drafts.at(-1)?.group;
+    const groupHeading = section.group && section.group !== previousGroup ? `## ${headingText(section.group)}\n\n` : '';
+    const heading = section.group ? `${groupHeading}### ${title}` : `## ${title}`;
+    const opening = `${pieces.length === 0 ? `# ${headingText(outline.title)}\n\n` : '\n'}${heading}\n\n`;
     const text = await think(
       ctx,
       ledger,
@@ -172,9 +182,11 @@ export async function writeReport(ctx: RunContext, input: WriteInput): Promise<W
       ),
     );
     pieces.push(`${opening}${renumberDraft(text, order, known)}\n`);
-    drafts.push({ title, text });
+    drafts.push({ title, text, group: section.group });
   }
-  const draftClaims = checkClaims(drafts, urlByNumber, notes);
+  // A report of quoted passages (no model wrote it) makes no claims of its own to check: each quote is
+  // the source's text, cited under it. Word overlap between a quote and its own source checks nothing.
+  const draftClaims = analyst.usesModel ? checkClaims(drafts, urlByNumber, notes) : [];
   const judgments = await judgeClaims(ctx, input, draftClaims);
   return ctx.step({ key: stepKeys.verify(scope), phase: 'verify' }, async () => {
     const titles = new Map(notes.map((note) => [note.url, note.title]));
@@ -185,9 +197,7 @@ export async function writeReport(ctx: RunContext, input: WriteInput): Promise<W
     const claims = settleClaims(draftClaims, judgments, order);
     const flagged = claims.filter((claim) => claim.verdict !== 'supported');
     // The sections as they streamed, then what only the whole report can say: its checks, its sources.
-    const body =
-      pieces.join('') ||
-      `# ${headingText(outline.title)}\n\nThe sources searched hold nothing that answers this question.\n`;
+    const body = pieces.join('') || `# ${headingText(outline.title)}\n\n${nothingFound(input.state)}\n`;
     const report = `${body}\n${claimsTrailer(analyst, claims)}\n${sources.length ? `\n${renderSources(sources)}` : ''}`;
     for (const source of sources)
       await ctx.session.upsertSource({

@@ -132,7 +132,8 @@ function htmlPage(title: string, body: string): string {
 <style>
 body{font:17px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fff}
 h1,h2{line-height:1.25}a{color:#0a58ca}code{background:#f2f2f2;padding:0 .2em}
-@media (prefers-color-scheme: dark){body{color:#e8e8e8;background:#161616}a{color:#7ab7ff}code{background:#2a2a2a}}
+blockquote{margin:.6rem 0 .2rem;padding:.1rem 0 .1rem .9rem;border-left:3px solid #ccc}pre{overflow-x:auto}
+@media (prefers-color-scheme: dark){body{color:#e8e8e8;background:#161616}a{color:#7ab7ff}code{background:#2a2a2a}blockquote{border-left-color:#555}}
 </style></head><body>
 ${body}
 </body></html>

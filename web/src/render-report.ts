@@ -31,12 +31,21 @@ export interface RenderOptions {
 
 /**
  * Applies `transform` to the text of rendered HTML only: never inside a tag (an attribute such as a
- * link's title keeps its `[1]`) and never in code, which is kept as is.
+ * link's title keeps its `[1]`), never in code, which is kept as is, and never in a blockquote (a
+ * quoted passage is its source's text: its `[2]` is the source's, not a citation).
  */
 function inText(html: string, transform: (text: string) => string): string {
+  let quotes = 0;
   return html
     .split(/(<pre[\s>][\s\S]*?<\/pre>|<code[\s>][\s\S]*?<\/code>|<[^>]*>)/)
-    .map((part, index) => (index % 2 === 1 ? part : transform(part)))
+    .map((part, index) => {
+      if (index % 2 === 1) {
+        if (/^<blockquote[\s>]/.test(part)) quotes += 1;
+        else if (part === '</blockquote>') quotes = Math.max(0, quotes - 1);
+        return part;
+      }
+      return quotes > 0 ? part : transform(part);
+    })
     .join('');
 }
 

@@ -116,7 +116,12 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
           const claims = latest?.claims ?? [];
           const marks = { supported: '✓', unsupported: '✗', uncited: '?' } as const;
           printLine(`\nClaims${latest ? ` of report version ${latest.version}` : ''}:`);
-          if (claims.length === 0) printLine('  (none recorded)');
+          if (claims.length === 0)
+            printLine(
+              latest?.report.includes('quoted word for word')
+                ? '  (none: the report quotes its sources word for word and makes no claim of its own to check)'
+                : '  (none recorded)',
+            );
           for (const claim of claims) {
             const unknown = claim.unknownCitations?.length
               ? ` · cited unknown ${claim.unknownCitations.map((number) => `[${number}]`).join(', ')}`

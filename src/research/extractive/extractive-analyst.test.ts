@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { unquotedText } from '../quoted-report.ts';
 import { parseResearchSettings } from '../research-settings.ts';
 import type { Note, SourceText } from '../research-types.ts';
 import { ExtractiveAnalyst } from './extractive-analyst.ts';
@@ -40,7 +41,7 @@ const argparse = source(
 );
 
 describe('the extractive analyst', () => {
-  it('answers from the lead that says what a page is for, not only from its densest sentences', async () => {
+  it('answers from the lead that says what a page is for, not only from its densest passage', async () => {
     const { overview } = await overviewOf('How do I parse command-line arguments?', [argparse]);
     expect(overview.map((note) => note.text)).toContain(
       'The `argparse` module makes it easy to write user-friendly command-line interfaces.',
@@ -65,7 +66,7 @@ describe('the extractive analyst', () => {
     expect(first?.url).toBe(titled.url);
   });
 
-  it('takes the sentence that says how ("To create …, …") and writes a lead-in without its colon', async () => {
+  it('quotes the passage that says how whole, with the command its lead-in announces, under where it is', async () => {
     const tutorial = source(
       'file:///docs/tutorial/venv.html',
       '12. Virtual Environments and Packages',
@@ -73,55 +74,35 @@ describe('the extractive analyst', () => {
         '# 12. Virtual Environments and Packages',
         '## 12.2. Creating Virtual Environments',
         'The module used to create and manage virtual environments is called `venv`.',
-        'A common directory location for a virtual environment is `.venv` in the project.',
-        'Once you have created a virtual environment, you may activate it from your shell.',
-        'Activating the virtual environment will change the prompt of your shell to show the environment.',
         'To create a virtual environment, decide upon a directory where you want to place it, and run the `venv` module as a script with the directory path:',
         '```\npython -m venv tutorial-env\n```',
+        'This will create the `tutorial-env` directory if it doesn’t exist.',
       ].join('\n\n'),
     );
     const question = 'How do I create a virtual environment?';
     const { overview } = await overviewOf(question, [tutorial]);
-    const instruction = overview.find((note) => note.text.startsWith('To create a virtual environment'));
-    expect(instruction).toBeDefined();
-    const section = { title: 'Overview', focus: question, noteIds: [instruction!.id] };
-    const call = analyst.writeSection({
-      question,
-      section,
-      notes: [instruction!],
-      citationFor: { [tutorial.url]: 1 },
-      settings,
-    });
-    const written = (await call.run(signal)).output;
-    // The lead-in comes with the command it introduces (issue 31), never its colon alone.
-    expect(written).toBe(
-      'To create a virtual environment, decide upon a directory where you want to place it, and run the `venv` module as a script with the directory path [1].\n\n```\npython -m venv tutorial-env\n```',
-    );
-  });
-
-  it('answers from the reference before release notes, unless the question asks what changed', async () => {
-    const reference = source(
-      'file:///docs/library/functions.html',
-      'Built-in Functions',
+    const instruction = overview.find((note) => note.text.includes('To create a virtual environment'));
+    // The lead-in comes with the command it announces, never its colon alone.
+    expect(instruction?.text).toContain('with the directory path:\n\n```\npython -m venv tutorial-env\n```');
+    const section = { title: 'Answer', focus: question, noteIds: [instruction!.id] };
+    const written = (
+      await analyst
+        .writeSection({ question, section, notes: [instruction!], citationFor: { [tutorial.url]: 1 }, settings })
+        .run(signal)
+    ).output;
+    expect(written).toContain(
       [
-        '# Built-in Functions',
-        '## enumerate(iterable, start=0)',
-        'The enumerate function returns an enumerate object that yields pairs of a count and a value.',
-        'It is useful for obtaining an indexed list of the items of a sequence in a loop.',
-      ].join('\n\n'),
+        '> To create a virtual environment, decide upon a directory where you want to place it, and run the `venv` module as a script with the directory path:',
+        '>',
+        '> ```',
+        '> python -m venv tutorial-env',
+        '> ```',
+      ].join('\n'),
     );
-    const history = source(
-      'file:///docs/whatsnew/2.3.html',
-      'What’s New in Python 2.3',
-      [
-        '# What’s New in Python 2.3',
-        '## PEP 279: enumerate()',
-        'A new built-in function, `enumerate()`, returns an enumerate object that pairs a count with each value.',
-        'The enumerate function will make certain loops a bit clearer and return the items of a sequence with their index.',
-      ].join('\n\n'),
-    );
-    const first = async (question: string) => (await overviewOf(question, [history, reference])).overview[0]!.url;
-    expect(await first('What does the enumerate function return?')).toBe(reference.url);
-    expect(await first('What did Python 2.3 add with the new enumerate function?')).toBe(history.url);
+    expect(
+      written.endsWith('\n\n— 12. Virtual Environments and Packages › 12.2. Creating Virtual Environments [1]'),
+    ).toBe(true);
+    // Word for word: every quote is the source's text.
+    expect(unquotedText(`## Answer\n\n${written}\n\n## Sources\n`, () => tutorial.text)).toEqual([]);
   });
 });

@@ -1,0 +1,205 @@
+import { splitSentences } from '../../shared/sentences.ts';
+import { similarity, stems } from '../relevance.ts';
+import type { ResearchSettings } from '../research-settings.ts';
+import type { Note, Outline, OutlineSection } from '../research-types.ts';
+import { isCodeHeading } from './headings.ts';
+
+/**
+ * The outline of a report made of quoted passages: the answer first — the best passage of the page
+ * the research trusts most, with the passages of that page that belong with it — under a heading
+ * that is the page's and the section's own; then, under "Also in these documents", the best passage
+ * of each of a few other pages. A passage below the floor is never written: short reports that
+ * answer beat long ones that do not.
+ */
+
+/** The heading of the passages after the answer. */
+export const ALSO_GROUP = 'Also in these documents';
+
+/** Passages in the answer, and other pages quoted after it, by report length. */
+const sizes = {
+  short: { answer: 2, also: 2 },
+  medium: { answer: 3, also: 3 },
+  long: { answer: 3, also: 5 },
+} as const;
+
+/**
+ * How much a page's place in the run's first search counts: the search's order is the prior, so a
+ * page it ranked lower must quote a clearly better passage to answer instead of its first page.
+ */
+export const LEAD_PRIOR = [1, 0.75, 0.65, 0.6] as const;
+const UNSEARCHED_PRIOR = 0.55;
+/** A passage joins the answer when it reaches this share of the answer's best passage's score. */
+const ANSWER_FLOOR = 0.75;
+/** Passages whose words overlap this much (Jaccard) are the same passage twice. */
+const NEAR_COPY = 0.8;
+/** Another page is quoted when its best passage reaches this share of the answer's. */
+const ALSO_FLOOR = 0.55;
+
+function prior(note: Note): number {
+  if (note.lead === undefined) return UNSEARCHED_PRIOR;
+  return LEAD_PRIOR[Math.min(note.lead, LEAD_PRIOR.length - 1)]!;
+}
+
+/**
+ * A heading that is code rather than a topic: a signature, an option, a dotted name (a plain word,
+ * as a glossary entry's "estuary", is a topic).
+ */
+function isCodeTitle(heading: string): boolean {
+  if (/^[\p{L}][\p{L}'’-]*$/u.test(heading)) return false;
+  return isCodeHeading(heading);
+}
+
+/** The headings of a note's path that name a topic (not code, not the page's own title), outermost first. */
+function topicHeadings(note: Note): string[] {
+  return (note.headings ?? note.heading ?? '')
+    .split(' › ')
+    .map((heading) => heading.trim())
+    .filter(
+      (heading) =>
+        heading &&
+        !isCodeTitle(heading) &&
+        /\p{L}{3,}/u.test(heading) &&
+        // The page's own heading ("git-reset(1) Manual Page" on "git-reset(1)") says nothing more.
+        !heading.toLowerCase().startsWith(pageName(note.title).toLowerCase()) &&
+        heading !== pageName(note.title, note.headings),
+    );
+}
+
+/**
+ * A page's name as a heading: its title without the manual's name ("Define (GNU M4 …)" → "Define");
+ * a manual page's own heading when its title is only the command ("git-reset(1)" → "git-reset(1)
+ * Manual Page").
+ */
+function pageName(title: string, headings?: string): string {
+  const short = title
+    .replace(/\s+\([^()]*\b(?:manual|documentation|processor|guide|handbook)\b[^()]*\)\s*$/i, '')
+    .replace(/\s+[|—–]\s+[^|—–]*\b(?:manual|documentation|docs)\b[^|—–]*$/i, '')
+    .trim();
+  const first = headings?.split(' › ')[0]?.trim() ?? '';
+  if (/^[\w.+-]+\(\d\w*\)$/.test(short) && first.startsWith(short) && first.length > short.length) return first;
+  return short || title;
+}
+
+/** Where a passage is, in one line: its page, then its section (`git-reset(1) › EXAMPLES › Undo a commit`). */
+export function placeOf(note: Note): string {
+  const headings = topicHeadings(note).slice(-2);
+  return [pageName(note.title, note.headings), ...headings].join(' › ');
+}
+
+/** A section title for a passage: its section's heading, and its page when that says more. */
+function titleFor(note: Note, withPage: boolean): string {
+  const heading = topicHeadings(note).at(-1);
+  const page = pageName(note.title, note.headings);
+  if (!heading) return page;
+  if (!withPage || heading.toLowerCase().includes(page.toLowerCase())) return heading;
+  return `${heading} — ${page}`;
+}
+
+/** The passage's words, folded, to find a passage met twice (a page and its mirror, two searches). */
+function foldedText(note: Note): string {
+  return note.text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** A passage's sentences of six words or more, folded: two passages that share one repeat each other. */
+function sentenceKeys(note: Note): string[] {
+  return splitSentences(note.text.replace(/\s+/g, ' '))
+    .map((sentence) =>
+      sentence
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, ' ')
+        .trim(),
+    )
+    .filter((key) => key.split(' ').length >= 6);
+}
+
+/** Two passages of the same part of a page: their heading paths agree to the section under the page's own. */
+function samePart(a: Note, b: Note): boolean {
+  const part = (note: Note) => (note.headings ?? note.heading ?? '').split(' › ').slice(0, 2).join(' › ');
+  return part(a) === part(b);
+}
+
+function overlaps(a: Note, b: Note): boolean {
+  return a.url === b.url && a.start !== undefined && b.start !== undefined && a.start < b.end! && b.start < a.end!;
+}
+
+/** The outline of an answer made of passages; no sections when nothing scores above zero. */
+export function answerOutline(title: string, notes: readonly Note[], settings: ResearchSettings): Outline {
+  const size = sizes[settings.reportLength];
+  // Each passage once (the same words met again, from another page or search, count once).
+  // A sentence quoted twice (a page and its mirror, two pages that repeat each other) is quoted once.
+  const seen = new Set<string>();
+  const kept: Note[] = [];
+  for (const note of [...notes].sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || a.id.localeCompare(b.id))) {
+    const keys = [foldedText(note), ...sentenceKeys(note)];
+    if ((note.score ?? 0) <= 0 || keys.some((key) => seen.has(key)) || kept.some((other) => overlaps(note, other)))
+      continue;
+    // Nearly the same words (an example shown twice, for two module systems) count once too.
+    if (kept.some((other) => similarity(noteTerms(note), noteTerms(other)) >= NEAR_COPY)) continue;
+    for (const key of keys) seen.add(key);
+    kept.push(note);
+  }
+  if (kept.length === 0) return { title, sections: [] };
+  const byPage = new Map<string, Note[]>();
+  for (const note of kept) byPage.set(note.url, [...(byPage.get(note.url) ?? []), note]);
+  // Pages compared by their best passage, without what it owes to the page's title (the search
+  // weighed titles already: a page is never put above the search's first for a title-word match),
+  // times the prior of the page's place in the run's first search.
+  const pages = [...byPage.entries()]
+    .map(([url, members]) => ({
+      url,
+      members,
+      score: Math.max(...members.map((note) => (note.score ?? 0) - (note.titleBonus ?? 0))) * prior(members[0]!),
+    }))
+    .sort((a, b) => b.score - a.score || a.url.localeCompare(b.url));
+  const [answer, ...others] = pages as [(typeof pages)[number], ...typeof pages];
+  const best = answer.members[0]!;
+  const chosen = [best];
+  // Passages of the same page that answer nearly as well belong with the best one.
+  for (const note of answer.members.slice(1)) {
+    if (chosen.length >= size.answer) break;
+    const ratio = (note.score ?? 0) / Math.max(1e-9, best.score ?? 0);
+    // (A definition is the answer to "what is": another part of the page defines something else.)
+    if (ratio >= ANSWER_FLOOR && (samePart(note, best) || !best.definition)) chosen.push(note);
+  }
+  // The best first, then the rest in the page's order.
+  chosen.splice(1, chosen.length - 1, ...chosen.slice(1).sort((a, b) => (a.start ?? 0) - (b.start ?? 0)));
+  const sections: OutlineSection[] = [
+    {
+      title: titleFor(best, true),
+      focus: `The answer to: ${title}`,
+      noteIds: chosen.map((note) => note.id),
+    },
+  ];
+  const titles = new Set([sections[0]!.title.toLowerCase()]);
+  for (const page of others) {
+    if (sections.length > size.also) break;
+    const note = page.members[0]!;
+    if (page.score < answer.score * ALSO_FLOOR) continue;
+    let sectionTitle = titleFor(note, false);
+    if (titles.has(sectionTitle.toLowerCase())) sectionTitle = titleFor(note, true);
+    if (titles.has(sectionTitle.toLowerCase())) continue;
+    titles.add(sectionTitle.toLowerCase());
+    sections.push({
+      title: sectionTitle,
+      focus: `What "${note.title}" says${note.heading ? ` under "${note.heading}"` : ''}.`,
+      noteIds: [note.id],
+      group: ALSO_GROUP,
+    });
+  }
+  return { title, sections };
+}
+
+const termsOfNote = new WeakMap<Note, Set<string>>();
+
+/** Terms of a note, for telling passages apart. */
+export function noteTerms(note: Note): Set<string> {
+  let terms = termsOfNote.get(note);
+  if (!terms) {
+    terms = new Set(stems(note.text));
+    termsOfNote.set(note, terms);
+  }
+  return terms;
+}

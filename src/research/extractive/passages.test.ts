@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import type { SourceText } from '../research-types.ts';
+import { blocksOf, passageAround, passagesOf } from './passages.ts';
+
+function source(text: string, segments?: SourceText['segments']): SourceText {
+  return {
+    url: 'file:///docs/page.html',
+    title: 'Page',
+    text,
+    offset: 0,
+    query: '',
+    provider: 'local',
+    fetched: true,
+    ...(segments ? { segments } : {}),
+  };
+}
+
+/** The text of the passage that holds the block starting with `opening`. */
+function passageOf(text: string, opening: string): string {
+  const page = source(text);
+  const blocks = blocksOf(page);
+  const index = blocks.findIndex((block) => block.text.startsWith(opening));
+  expect(index, opening).toBeGreaterThanOrEqual(0);
+  const run = passageAround(blocks, index);
+  expect(run, opening).not.toBeNull();
+  return text.slice(blocks[run!.first]!.start, blocks[run!.last]!.end);
+}
+
+describe('blocks and passages (issue 42)', () => {
+  it('reads paragraphs, lists, code, tables and note boxes as blocks, each a slice of the text', () => {
+    const text = [
+      '# Title',
+      'A paragraph that runs\nover two lines.',
+      '- one item\n- another item\n  that goes on\n\n  with a second paragraph',
+      '```\nmake all\n\nmake install\n```',
+      '| a | b |\n| 1 | 2 |',
+      '> **Note**\n>\n> A note box.',
+    ].join('\n\n');
+    const blocks = blocksOf(source(text));
+    expect(blocks.map((block) => block.kind)).toEqual(['heading', 'paragraph', 'list', 'code', 'table', 'note']);
+    for (const block of blocks) expect(text.slice(block.start, block.end)).toBe(block.text);
+    expect(blocks[2]!.text).toContain('with a second paragraph');
+    expect(blocks[3]!.text).toBe('```\nmake all\n\nmake install\n```');
+  });
+
+  it('brings the caveat after a recommendation: the next paragraph that warns, and a note box', () => {
+    const text = [
+      '## Synchronous',
+      'Setting synchronous to OFF makes writes much faster.',
+      'With synchronous OFF, SQLite continues without syncing as soon as it has handed data off to the operating system. If the application running SQLite crashes, the data will be safe, but the database might become corrupted if the operating system crashes or the computer loses power.',
+      '## Journal',
+      'WAL mode is usually faster.',
+      '> **Warning**\n>\n> WAL does not work over a network filesystem.',
+    ].join('\n\n');
+    expect(passageOf(text, 'Setting synchronous')).toContain('might become corrupted');
+    expect(passageOf(text, 'WAL mode')).toContain('does not work over a network filesystem');
+    // Another section's text never comes along.
+    expect(passageOf(text, 'Setting synchronous')).not.toContain('WAL');
+  });
+
+  it('never separates "This program fails because…" from the program it follows', () => {
+    const text = [
+      '## Copying files',
+      'Here is a program that copies a file:',
+      '```\ncopy(a, b)\n```',
+      'This program fails because it does not check whether the file exists.',
+      'A correct version checks first.',
+    ].join('\n\n');
+    for (const opening of ['Here is a program', '```', 'This program fails'])
+      expect(passageOf(text, opening)).toBe(
+        'Here is a program that copies a file:\n\n```\ncopy(a, b)\n```\n\nThis program fails because it does not check whether the file exists.',
+      );
+  });
+
+  it('brings the code block a lead-in announces, and the lead-in a code block needs', () => {
+    const text = [
+      '## Installing',
+      'To install the package, run the following command:',
+      '```\napt install quarry\n```',
+      'The package is then ready.',
+    ].join('\n\n');
+    const expected = 'To install the package, run the following command:\n\n```\napt install quarry\n```';
+    expect(passageOf(text, 'To install')).toBe(expected);
+    expect(passageOf(text, '```')).toBe(expected);
+  });
+
+  it('quotes a paragraph that leans on the one before with it, never alone', () => {
+    const text = [
+      '## Modes',
+      'In serialized mode, one connection may be shared by many threads.',
+      'This means that the connection does its own locking.',
+    ].join('\n\n');
+    expect(passageOf(text, 'This means')).toBe(
+      'In serialized mode, one connection may be shared by many threads.\n\nThis means that the connection does its own locking.',
+    );
+    // The first stands alone (it leans on nothing; what follows only goes on).
+    expect(passageOf(text, 'In serialized mode')).toBe(
+      'In serialized mode, one connection may be shared by many threads.',
+    );
+  });
+
+  it('brings a code block’s callout list, and offers a small section whole', () => {
+    const text = [
+      '##### Undo a commit and redo',
+      '```\n$ git reset --soft HEAD^      <1>\n$ edit                        <2>\n```',
+      '1. Leaves the working tree as it was.\n2. Make corrections.',
+    ].join('\n\n');
+    const page = source(text);
+    const passages = passagesOf(page);
+    expect(passages.map((passage) => passage.text)).toContain(text.slice(text.indexOf('```')));
+    expect(passages.some((passage) => passage.wholeSection)).toBe(true);
+  });
+
+  it('reads a paragraph the index cut in two as one block, as the document has it', () => {
+    const first = 'The first half of a long paragraph ends with a sentence.';
+    const second = 'The second half goes on.';
+    const text = `${first}\n\n${second}`;
+    const page = source(text, [
+      { at: 0, start: 100, headings: 'Part' },
+      { at: first.length + 2, start: 100 + first.length + 1, headings: 'Part' },
+    ]);
+    const blocks = blocksOf(page);
+    expect(blocks.map((block) => block.text)).toEqual([`${first} ${second}`]);
+    expect(passagesOf(page)[0]!.text).toBe(`${first} ${second}`);
+  });
+
+  it('never runs a passage across a gap between the parts of a document that were read', () => {
+    const first = 'The first part ends here with a lead-in:';
+    const second = '```\ncode from much later\n```';
+    const text = `${first}\n\n${second}`;
+    const page = source(text, [
+      { at: 0, start: 0, headings: 'Part' },
+      { at: first.length + 2, start: 5000, headings: 'Part' },
+    ]);
+    const blocks = blocksOf(page);
+    const run = passageAround(blocks, 0);
+    expect(run).toEqual({ first: 0, last: 0 });
+  });
+});

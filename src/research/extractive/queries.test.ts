@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { queryTerms, symbolTerms } from '../../shared/terms.ts';
+import { isNewQuery, planQueries } from './queries.ts';
+
+describe('searching as users type (issue 42)', () => {
+  it('searches symbols and addresses as terms', () => {
+    const [make] = planQueries('What do $@ and $< mean in a make rule?', 3);
+    expect(make).toContain('$@');
+    expect(make).toContain('$<');
+    const [address] = planQueries('How do I give eth0 the address 192.168.1.1?', 3);
+    expect(address).toContain('192.168.1.1');
+    const [option] = planQueries('What does awk -F do?', 3);
+    expect(option).toContain('-F');
+    // The search reads them as terms of their own, not as the letters and digits in them.
+    expect(queryTerms('$@ 10.0.0.1 .PHONY')).toEqual(expect.arrayContaining(symbolTerms('$@ 10.0.0.1 .PHONY')));
+    expect(symbolTerms('$@ 10.0.0.1 .PHONY -F')).toHaveLength(4);
+    expect(symbolTerms('Use e.g. this, or the end.')).toEqual([]);
+  });
+
+  it('searches a long question with pasted code by its most distinctive terms, never not at all', () => {
+    const code = Array.from({ length: 40 }, (_, index) => `    result_${index % 3} = frobnicate(value, ${index})`).join(
+      '\n',
+    );
+    const question = `My script fails with KeyError: 'frobnicate_config' when I run it. Here is the code:\n${code}\nWhy?`;
+    expect(question.length).toBeGreaterThan(1500);
+    const queries = planQueries(question, 3);
+    expect(queries.length).toBeGreaterThan(0);
+    expect(queries[0]!.split(' ').length).toBeLessThanOrEqual(10);
+    expect(queries[0]).toContain('frobnicate_config');
+    // A question of common words only is still searched.
+    expect(planQueries('How do I do it?', 3)).toHaveLength(1);
+  });
+
+  it('counts a word between spaces once, however many times its digits repeat', () => {
+    expect(isNewQuery('assign 10.0.0.1 eth0', [], 2)).toBe(true);
+    expect(isNewQuery('eth0 eth0', [], 2)).toBe(false);
+    expect(isNewQuery('eth0 assign', ['assign eth0'], 2)).toBe(false);
+  });
+});
