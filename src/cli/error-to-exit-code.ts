@@ -22,6 +22,7 @@ const exitCodeOf: Record<ErrorCode, ExitCode> = {
   FEATURE_UNAVAILABLE: exitCodes.usage,
   UNAUTHORIZED: exitCodes.usage,
   FORBIDDEN: exitCodes.usage,
+  METHOD_NOT_ALLOWED: exitCodes.usage,
   RATE_LIMITED: exitCodes.conflict,
   NOT_FOUND: exitCodes.notFound,
   SESSION_NOT_FOUND: exitCodes.notFound,

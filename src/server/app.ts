@@ -92,12 +92,18 @@ async function readiness(dependencies: ServerDependencies) {
 export function createApp(dependencies: ServerDependencies, options: { webRoot?: string } = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError });
   app.onError((error, c) => errorToResponse(error, c));
-  app.notFound((c) =>
-    c.json(
-      errorBody('NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}. See /api/openapi.json.`),
-      404,
-    ),
-  );
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    // A path that exists for other methods: 405 with the methods it has, never a 404 that says it does not.
+    const allowed = allowedMethods(app.routes, path);
+    if (allowed.length > 0)
+      return c.json(
+        errorBody('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${path}; it takes ${allowed.join(', ')}.`),
+        405,
+        { allow: allowed.join(', ') },
+      );
+    return c.json(errorBody('NOT_FOUND', `No route ${c.req.method} ${path}. See /api/openapi.json.`), 404);
+  });
   // Every answer, errors and streams included: never sniffed, never framed, no referrer; API answers
   // are never stored by a cache (they are a user's own data).
   app.use('*', async (c, next) => {
@@ -230,6 +236,28 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     });
   }
   return api;
+}
+
+/**
+ * The methods the app's routes take on a path (middleware aside), HEAD wherever GET is: what a 405
+ * says is allowed.
+ */
+function allowedMethods(routes: readonly { method: string; path: string }[], path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of routes) {
+    if (route.method === 'ALL') continue;
+    const pattern = new RegExp(
+      `^${route.path
+        .split('/')
+        .map((part) =>
+          part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+        )
+        .join('/')}/?$`,
+    );
+    if (pattern.test(path)) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
 }
 
 export type QuarryApp = ReturnType<typeof createApp>;

@@ -13,6 +13,7 @@ export const httpStatusOf: Record<ErrorCode, ContentfulStatusCode> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   RATE_LIMITED: 429,
   SESSION_NOT_FOUND: 404,
   STEP_NOT_FOUND: 404,

@@ -12,6 +12,8 @@ export const errorCodes = [
   'UNAUTHORIZED',
   'FORBIDDEN',
   'NOT_FOUND',
+  /** A path that exists, asked with a method it does not take (HTTP 405). */
+  'METHOD_NOT_ALLOWED',
   'RATE_LIMITED',
   'MODEL_NOT_CONFIGURED',
   /** Something this installation lacks (a browser to print PDFs with). */

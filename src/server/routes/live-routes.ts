@@ -59,6 +59,10 @@ export function liveStream(
   label: string,
   pump: (stream: SSEStreamingApi, signal: AbortSignal) => Promise<void>,
 ) {
+  // HEAD asks what a GET would answer, not for the stream: it gets the stream's headers and nothing
+  // is subscribed (a HEAD used to open a stream no one read, for good, and held shutdown up).
+  if (c.req.method === 'HEAD')
+    return c.body(null, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   return streamSSE(c, async (stream) => {
     const controller = new AbortController();
     stream.onAbort(() => controller.abort());

@@ -114,6 +114,28 @@ export function sessionCases(use: () => TestDatabase): void {
     expect(new Set(seen).size).toBe(seen.length);
     expect([...seen].sort()).toEqual([...ids].sort());
     await expectCode(store.listSessions({ cursor: 'not-a-cursor' }), 'INVALID_INPUT', 'cursor');
+    // Forged cursors (issue 44): numbers the store never holds are refused, never a database error.
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const time of ['1e999', '-1e999', '1e20', '1.5', '1e308', '-1'])
+      await expectCode(
+        store.listSessions({ cursor: Buffer.from(`[${time},"x"]`).toString('base64url') }),
+        'INVALID_INPUT',
+        'cursor',
+      );
+    await expectCode(store.listSessions({ cursor: forged([1, 'x'.repeat(500)]) }), 'INVALID_INPUT', 'cursor');
+    expect((await store.listSessions({ cursor: forged([Number.MAX_SAFE_INTEGER, 'x']) })).sessions).toBeDefined();
+  });
+
+  it('reads events after any offset a client may send, up to 2^53 (issue 44)', async () => {
+    const { store } = use();
+    const session = await store.createSession({
+      ownerId: 'local',
+      title: 'Offsets',
+      question: 'Offsets?',
+      workflow: testWorkflow,
+    });
+    for (const after of [2 ** 31, 2 ** 32 + 7, Number.MAX_SAFE_INTEGER])
+      expect(await store.readEvents(session.id, { after })).toEqual([]);
   });
 
   it('reports journal progress from the session row in listings', async () => {

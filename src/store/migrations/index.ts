@@ -14,6 +14,7 @@ import { journalInOnePlace } from './013-journal-in-one-place.ts';
 import { shareLinks } from './014-share-links.ts';
 import { runTraceContext } from './015-run-trace-context.ts';
 import { corpusReaderVersion } from './016-corpus-reader-version.ts';
+import { eventOffsets64Bit } from './017-event-offsets-64-bit.ts';
 import type { Migration } from './migration.ts';
 
 /** Every migration, oldest first. Append new ones; never edit a released one. */
@@ -34,6 +35,7 @@ export const migrations: readonly Migration[] = [
   shareLinks,
   runTraceContext,
   corpusReaderVersion,
+  eventOffsets64Bit,
 ];
 
 export const latestSchemaVersion = migrations.length;

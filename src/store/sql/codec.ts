@@ -204,7 +204,10 @@ export function encodeCursor(updatedAt: number, id: string): string {
 export function decodeCursor(cursor: string): { updatedAt: number; id: string } {
   try {
     const [updatedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof updatedAt === 'number' && typeof id === 'string') return { updatedAt, id };
+    // A time the store holds (a whole, non-negative number of milliseconds) and an id: a forged
+    // cursor is refused here, never handed to the database (PostgreSQL rejects 1e999 as a 500).
+    if (Number.isSafeInteger(updatedAt) && (updatedAt as number) >= 0 && typeof id === 'string' && id.length <= 200)
+      return { updatedAt: updatedAt as number, id };
   } catch {
     // fall through to the error below
   }
