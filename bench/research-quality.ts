@@ -19,6 +19,7 @@
  *   npm run bench -- quality                  every set
  *   QUALITY_SET=git-docs QUALITY_LIMIT=10     one set, its first questions
  *   QUALITY_HALF=dev                          one half only
+ *   QUALITY_BUILD=/tmp/before                 another checkout's build (bin/, dist/) instead of this one
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -84,11 +85,11 @@ let bin = join(root, 'bin', 'quarry');
  * A copy of the built command to measure: a build made while the benchmark runs (by the tests, by
  * `npm run build`) would otherwise change what the later questions run.
  */
-function snapshotBuild(): string {
+function snapshotBuild(from = root): string {
   const copy = mkdtempSync(join(tmpdir(), 'quarry-bench-build-'));
-  cpSync(join(root, 'bin'), join(copy, 'bin'), { recursive: true });
-  cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
-  cpSync(join(root, 'package.json'), join(copy, 'package.json'));
+  cpSync(join(from, 'bin'), join(copy, 'bin'), { recursive: true });
+  cpSync(join(from, 'dist'), join(copy, 'dist'), { recursive: true });
+  cpSync(join(from, 'package.json'), join(copy, 'package.json'));
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
   return copy;
 }
@@ -412,7 +413,9 @@ const count = (outcomes: Outcome[], pick: (outcome: Outcome) => boolean) => outc
 
 export async function run(): Promise<void> {
   const names = process.env.QUALITY_SET ? process.env.QUALITY_SET.split(',') : SETS;
-  const build = snapshotBuild();
+  // QUALITY_BUILD: another checkout's build (its bin/ and dist/) to measure instead, such as the
+  // analyst before a change (`git worktree add /tmp/before <commit>` and build it there).
+  const build = snapshotBuild(process.env.QUALITY_BUILD ?? root);
   bin = join(build, 'bin', 'quarry');
   try {
     await measureSets(names);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { childEnv } from '../../test/support/child-env.ts';
 import { testConfig } from '../../test/support/test-config.ts';
 import { localServiceContext } from '../service/local-context.ts';
 import { answerInput, forkSession, resumeSession, stopSession } from '../service/session-control.ts';
@@ -85,7 +86,7 @@ function spawnWorker(database: TestDatabase, sessionId: string, logFile: string,
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/engine/testing/durability-child.ts'], {
     cwd: projectRoot,
     env: {
-      ...process.env,
+      ...childEnv(),
       QUARRY_DB: database.location,
       SESSION_ID: sessionId,
       PROBE_LOG: logFile,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { childEnv } from '../../test/support/child-env.ts';
 import { minimalPdf } from '../../test/support/minimal-pdf.ts';
 import { testConfig } from '../../test/support/test-config.ts';
 import { Runner } from '../engine/runner.ts';
@@ -229,7 +230,7 @@ describe('research workflow', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/research/testing/research-child.ts'], {
       cwd: projectRoot,
       env: {
-        ...process.env,
+        ...childEnv(),
         QUARRY_DB: database.location,
         SESSION_ID: session.id,
         LEASE_TTL_MS: '500',

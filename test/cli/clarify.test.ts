@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/error-to-exit-code.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { fakeModelEnv } from '../support/test-config.ts';
@@ -35,8 +36,7 @@ it('quarry run --clarify asks first, and quarry ask answers and runs the researc
         [join(root, 'bin', 'quarry'), ...args],
         {
           env: {
-            ...process.env,
-            QUARRY_HOME: home,
+            ...childEnv({ QUARRY_HOME: home }),
             ...fakeModelEnv(fake.baseUrl),
           },
           encoding: 'utf8',

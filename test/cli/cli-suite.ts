@@ -20,6 +20,7 @@ function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
 import type { TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { fakeModelEnv } from '../support/test-config.ts';
@@ -66,8 +67,7 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       home = mkdtempSync(join(tmpdir(), 'quarry-cli-'));
       docs = join(home, 'docs');
       cpSync(fixtures, docs, { recursive: true });
-      const { QUARRY_DB: _db, QUARRY_MODEL: _model, QUARRY_DOCS: _docs, QUARRY_SEARCH: _search, ...rest } = process.env;
-      env = { ...rest, QUARRY_HOME: home };
+      env = childEnv({ QUARRY_HOME: home });
       if (backend === 'postgres') {
         database = await postgresHarness.create();
         env.QUARRY_DB = database.location;
@@ -521,8 +521,7 @@ export function describeInterruptedRun() {
 
     it('stops cleanly, prints the resume command, and resume ends with the same report', async () => {
       const env = {
-        ...process.env,
-        QUARRY_HOME: home,
+        ...childEnv({ QUARRY_HOME: home }),
         ...fakeModelEnv(server.baseUrl),
       };
       const reference = await runAsync(['run', QUESTION, '--docs', docs, '--iterations', '1'], env);

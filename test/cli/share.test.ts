@@ -8,6 +8,7 @@ import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,7 +29,7 @@ it('quarry share prints a link that opens the report without signing in, until -
   home = mkdtempSync(join(tmpdir(), 'quarry-share-'));
   const quarry = (args: string[], env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [join(root, 'bin', 'quarry'), ...args], {
-      env: { ...process.env, QUARRY_HOME: home, ...env },
+      env: childEnv({ QUARRY_HOME: home, ...env }),
       encoding: 'utf8',
       timeout: within(30_000),
     });

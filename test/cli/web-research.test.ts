@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '../support/child-env.ts';
 import type { FakeHttpServer } from '../support/fake-http-server.ts';
 import { quotedParagraphs, startFakeWebSite } from '../support/fake-web-site.ts';
 
@@ -29,8 +30,7 @@ describe('web research with the built command', () => {
   });
 
   it('fetches and reads the pages a search finds, and cites them', async () => {
-    const { QUARRY_DB: _db, QUARRY_MODEL: _model, QUARRY_DOCS: _docs, QUARRY_SEARCH: _search, ...rest } = process.env;
-    const env = { ...rest, QUARRY_HOME: home, SEARXNG_URL: site.baseUrl, QUARRY_FETCH_ALLOW: '127.0.0.1' };
+    const env = childEnv({ QUARRY_HOME: home, SEARXNG_URL: site.baseUrl, QUARRY_FETCH_ALLOW: '127.0.0.1' });
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(
         process.execPath,

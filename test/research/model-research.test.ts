@@ -16,6 +16,7 @@ import { type StoreHarness, sleep, type TestDatabase } from '../../src/store/con
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer, lastUserOf, type Responder, systemOf } from '../support/fake-openai-server.ts';
 import { tallyPrompts } from '../support/model-calls.ts';
 import { INVENTED, type SchemaFakeOptions, schemaFakeModel } from '../support/schema-fake-model.ts';
@@ -311,8 +312,7 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/research/testing/research-child.ts'], {
         cwd: projectRoot,
         env: {
-          ...process.env,
-          ...env,
+          ...childEnv(env),
           QUARRY_HOME: mkdtempSync(join(tmpdir(), 'quarry-home-')),
           QUARRY_DB: database.location,
           SESSION_ID: session.id,

@@ -11,6 +11,7 @@ import { startResearch } from '../../src/service/start-research.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { testConfig } from '../support/test-config.ts';
@@ -61,7 +62,7 @@ describe.skipIf(prometheus === null)('Prometheus scrapes a server and a worker (
 
   it('a PromQL query over its API returns the queue depth both report', { timeout: within(120_000) }, async () => {
     const env = {
-      ...process.env,
+      ...childEnv(),
       QUARRY_DB: database.location,
       QUARRY_LLM_BASE_URL: fake.baseUrl,
       QUARRY_LLM_API_KEY: 'k',

@@ -9,6 +9,7 @@ import { startResearch } from '../../src/service/start-research.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { testConfig } from '../support/test-config.ts';
@@ -97,7 +98,7 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
     folder = mkdtempSync(join(tmpdir(), 'quarry-skew-'));
     cpSync(fixtures, join(folder, 'docs'), { recursive: true });
     env = {
-      ...process.env,
+      ...childEnv(),
       QUARRY_DB: database.location,
       QUARRY_LLM_BASE_URL: fake.baseUrl,
       QUARRY_LLM_API_KEY: 'k',
@@ -113,7 +114,7 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
   it('the tool works: a process started with it reads a clock two hours ahead', () => {
     const read = Number(
       execFileSync(process.execPath, ['-e', 'process.stdout.write(String(Date.now()))'], {
-        env: skewed(process.env, { offset: '+2h' }),
+        env: skewed(childEnv(), { offset: '+2h' }),
         encoding: 'utf8',
       }),
     );

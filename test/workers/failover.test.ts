@@ -9,6 +9,7 @@ import { startResearch } from '../../src/service/start-research.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { tallyPrompts } from '../support/model-calls.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
@@ -94,7 +95,7 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
     timeout: within(180_000),
   }, async () => {
     const env = {
-      ...process.env,
+      ...childEnv(),
       QUARRY_DB: database.location,
       QUARRY_LLM_BASE_URL: fake.baseUrl,
       QUARRY_LLM_API_KEY: 'k',
@@ -138,7 +139,7 @@ describe.skipIf(skip !== null)(`many workers on PostgreSQL${skip ? ` (skipped: $
     timeout: within(180_000),
   }, async () => {
     const env = {
-      ...process.env,
+      ...childEnv(),
       QUARRY_DB: database.location,
       QUARRY_LLM_BASE_URL: fake.baseUrl,
       QUARRY_LLM_API_KEY: 'k',

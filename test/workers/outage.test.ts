@@ -10,6 +10,7 @@ import { eventually, sleep } from '../../src/store/conformance/harness.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { tallyPrompts } from '../support/model-calls.ts';
 import { OwnPostgres } from '../support/own-postgres.ts';
@@ -73,7 +74,7 @@ describe.skipIf(process.env.STORE_BACKENDS !== undefined && !process.env.STORE_B
       timeout: within(240_000),
     }, async () => {
       const env = {
-        ...process.env,
+        ...childEnv(),
         QUARRY_HOME: home,
         QUARRY_DB: cluster.url,
         ...fakeModelEnv(fake.baseUrl),

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../src/store/conformance/harness.ts';
 import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
 import { FakeOpenAiServer } from '../support/fake-openai-server.ts';
 import { schemaFakeModel } from '../support/schema-fake-model.ts';
 
@@ -82,7 +83,7 @@ describe('OpenTelemetry traces from the built CLI', () => {
     timeout: within(120_000),
   }, async () => {
     const env = {
-      ...process.env,
+      ...childEnv(),
       QUARRY_HOME: home,
       QUARRY_LLM_BASE_URL: fake.baseUrl,
       QUARRY_LLM_API_KEY: 'k',
