@@ -18,3 +18,14 @@ describe('QUARRY_CLARIFY', () => {
     expect(() => resolve({ QUARRY_CLARIFY: 'sometimes' })).toThrow(/QUARRY_CLARIFY.*"sometimes" is neither on/);
   });
 });
+
+describe('QUARRY_LLM_STRUCTURED_OUTPUTS', () => {
+  it('reads the same on and off words as every switch (issue 43: "no" and "off" left it on)', () => {
+    const structured = (value: string) =>
+      resolve({ QUARRY_LLM_STRUCTURED_OUTPUTS: value }).providers.openaiCompatible.structuredOutputs;
+    for (const off of ['0', 'false', 'no', 'OFF']) expect(structured(off)).toBe(false);
+    for (const on of ['1', 'true', 'yes', 'on']) expect(structured(on)).toBe(true);
+    expect(resolve({}).providers.openaiCompatible.structuredOutputs).toBe(true);
+    expect(() => structured('maybe')).toThrow(/QUARRY_LLM_STRUCTURED_OUTPUTS/);
+  });
+});

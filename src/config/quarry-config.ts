@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import * as z from 'zod';
@@ -69,11 +70,21 @@ export interface ServerSettings {
   /** Connections one client address may hold open at once (more are closed). */
   connectionsPerClient: number;
   /**
+   * The reverse proxies whose forwarding headers name the client (`X-Forwarded-For`, `Forwarded`):
+   * by address (IPs and CIDRs the connection may come from) or by how many proxies stand in front.
+   * Only then is a client told apart behind a proxy (sign-in throttle, connection cap); never used
+   * to grant local mode, which a server with a trusted proxy never has. Null: no proxy is trusted.
+   */
+  trustProxy: TrustProxy | null;
+  /**
    * Models (`provider:model`) requests may choose besides the configured `model` and `fastModel`:
    * the server's keys pay for them. Empty: only the configured ones.
    */
   models: string[];
 }
+
+/** Which proxies' forwarding headers to believe: the ones connecting from these addresses, or the nearest `hops`. */
+export type TrustProxy = { addresses: string[] } | { hops: number };
 
 /** What one API user may ask of a server. */
 export interface UserLimits {
@@ -141,6 +152,7 @@ function fileSchema() {
         publicUrl: optional(z.url({ protocol: /^https?$/ })),
         importBytes: optional(int(1024)),
         connectionsPerClient: optional(int(1)),
+        trustProxy: optional(z.union([int(1, 10), z.array(name).check(z.minLength(1))])),
         models: names,
         limits: optional(
           strictObject({
@@ -221,6 +233,38 @@ function parseSwitch(name: string, text: string | undefined): boolean | undefine
   throw invalidInput(name, `"${text}" is neither on (1, true, yes, on) nor off (0, false, no, off)`);
 }
 
+/**
+ * `QUARRY_TRUST_PROXY`: a number of proxies in front (`1`), or the addresses and CIDRs they connect
+ * from (`127.0.0.1,10.0.0.0/8`). Anything else is refused at start.
+ */
+function parseTrustProxy(text: string | undefined): TrustProxy | undefined {
+  if (text === undefined) return undefined;
+  const value = text.trim();
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 10) throw invalidInput('QUARRY_TRUST_PROXY', `"${text}" is not 1 to 10 proxies`);
+    return { hops };
+  }
+  return trustFromFile(list(value, ',') ?? []) ?? undefined;
+}
+
+function trustFromFile(value: number | string[] | undefined): TrustProxy | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') return { hops: value };
+  for (const address of value)
+    if (!isAddressOrRange(address))
+      throw invalidInput('QUARRY_TRUST_PROXY', `"${address}" is not an IP address or a CIDR range (10.0.0.0/8)`);
+  return { addresses: value };
+}
+
+function isAddressOrRange(text: string): boolean {
+  const [address, bits, extra] = text.split('/');
+  if (extra !== undefined || !address || isIP(address) === 0) return false;
+  if (bits === undefined) return true;
+  const size = Number(bits);
+  return /^\d+$/.test(bits) && size >= 0 && size <= (isIP(address) === 4 ? 32 : 128);
+}
+
 function parsePort(text: string | undefined): number | undefined {
   if (text === undefined || text === '') return undefined;
   const port = Number(text);
@@ -282,9 +326,9 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
         baseUrl: env.QUARRY_LLM_BASE_URL ?? providers.openaiCompatible?.baseUrl,
         apiKey: env.QUARRY_LLM_API_KEY ?? providers.openaiCompatible?.apiKey,
         structuredOutputs:
-          env.QUARRY_LLM_STRUCTURED_OUTPUTS !== undefined
-            ? env.QUARRY_LLM_STRUCTURED_OUTPUTS !== '0' && env.QUARRY_LLM_STRUCTURED_OUTPUTS !== 'false'
-            : (providers.openaiCompatible?.structuredOutputs ?? true),
+          parseSwitch('QUARRY_LLM_STRUCTURED_OUTPUTS', env.QUARRY_LLM_STRUCTURED_OUTPUTS) ??
+          providers.openaiCompatible?.structuredOutputs ??
+          true,
       },
       searxng: { url: env.SEARXNG_URL ?? providers.searxng?.url },
       tavily: {
@@ -309,6 +353,7 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
       limits: { ...defaultLimits, ...server.limits },
       importBytes: server.importBytes ?? DEFAULT_IMPORT_BYTES,
       connectionsPerClient: server.connectionsPerClient ?? 64,
+      trustProxy: parseTrustProxy(env.QUARRY_TRUST_PROXY || undefined) ?? trustFromFile(server.trustProxy) ?? null,
       models: list(env.QUARRY_SERVER_MODELS, ',') ?? server.models ?? [],
     },
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { IncomingMessage } from 'node:http';
+import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { LOCAL_OWNER } from '../service/service-context.ts';
 import { QuarryError } from '../shared/errors.ts';
@@ -25,23 +26,62 @@ function unauthorized(message: string): QuarryError {
   return new QuarryError('UNAUTHORIZED', message);
 }
 
+/** Headers a proxy adds, of any kind: a request that carries one came through a proxy, not from this machine's user. */
+const PROXY_HEADERS = [
+  'forwarded',
+  'via',
+  'x-real-ip',
+  'x-client-ip',
+  'client-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-cluster-client-ip',
+];
+
+function throughProxy(headers: Headers): boolean {
+  if (PROXY_HEADERS.some((name) => headers.has(name))) return true;
+  for (const name of headers.keys()) if (name.startsWith('x-forwarded-') || name.startsWith('x-original-')) return true;
+  return false;
+}
+
 /**
  * Whether a request may act as the one local user, decided per request: only on a server that
- * serves loopback alone (bound to loopback, no public name or URL), for a request that came
- * straight from this machine (its Host a loopback name, no proxy's forwarding headers), while the
- * store has no users. Adding the first user requires tokens from that moment; a server exposed
- * beyond loopback never has a local user, so removing the last user locks everyone out.
+ * serves loopback alone (bound to loopback, no public name or URL, no trusted proxy), for a request
+ * that cannot be a proxy's traffic — from a loopback address, to a loopback Host, with no proxy
+ * header of any kind (`Forwarded`, `X-Forwarded-*`, `X-Real-IP`, `Via`…), over HTTP/1.1 or newer
+ * (nginx's default `proxy_pass` speaks HTTP/1.0 and adds nothing) — while the store has no users.
+ * Adding the first user requires tokens from that moment; a server exposed beyond loopback never
+ * has a local user, so removing the last user locks everyone out.
  */
-async function actsAsLocalUser(dependencies: ServerDependencies, headers: Headers): Promise<boolean> {
+async function actsAsLocalUser(dependencies: ServerDependencies, request: LocalRequest): Promise<boolean> {
   if (dependencies.exposure !== 'loopback') return false;
-  if (headers.has('forwarded') || headers.has('x-forwarded-for') || headers.has('x-forwarded-host')) return false;
-  if (!isLoopback(hostName(headers.get('host') ?? ''))) return false;
+  if (throughProxy(request.headers)) return false;
+  if (!isLoopback(hostName(request.headers.get('host') ?? ''))) return false;
+  if (request.peer !== null && !isLoopback(request.peer)) return false;
+  if (request.httpVersion !== null && Number.parseFloat(request.httpVersion) < 1.1) return false;
   return !(await dependencies.store.hasUsers());
 }
 
+/** What local mode is decided on: the request's headers, the address it came from and its HTTP version. */
+interface LocalRequest {
+  headers: Headers;
+  peer: string | null;
+  httpVersion: string | null;
+}
+
+function localRequest(c: Context<AppEnv>): LocalRequest {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return {
+    headers: c.req.raw.headers,
+    peer: incoming?.socket?.remoteAddress?.replace(/^::ffff:/, '') ?? null,
+    httpVersion: incoming?.httpVersion ?? null,
+  };
+}
+
 /** How the request is authenticated: `local` (the one local user) or `tokens`. */
-export async function authModeOf(dependencies: ServerDependencies, headers: Headers): Promise<AuthMode> {
-  return (await actsAsLocalUser(dependencies, headers)) ? 'local' : 'tokens';
+export async function authModeOf(dependencies: ServerDependencies, c: Context<AppEnv>): Promise<AuthMode> {
+  return (await actsAsLocalUser(dependencies, localRequest(c))) ? 'local' : 'tokens';
 }
 
 /**
@@ -59,7 +99,7 @@ export function authenticate(dependencies: ServerDependencies): MiddlewareHandle
     enforceLimits: true,
   });
   return async (c, next) => {
-    if (await actsAsLocalUser(dependencies, c.req.raw.headers)) {
+    if (await actsAsLocalUser(dependencies, localRequest(c))) {
       c.set('context', context(LOCAL_OWNER));
       c.set('user', null);
       c.set('auth', 'local');
@@ -71,7 +111,7 @@ export function authenticate(dependencies: ServerDependencies): MiddlewareHandle
         'This server needs an API token: send "Authorization: Bearer <token>", or sign in with it in the web UI (quarry users add <name> creates one).',
       );
     }
-    const client = clientAddress(c);
+    const client = clientAddress(c, dependencies.config.server.trustProxy);
     dependencies.authThrottle.check(client);
     const found = await dependencies.store.findToken(hashToken(token));
     if (!found) {

@@ -1,17 +1,59 @@
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { BlockList, isIP, type Socket } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
+import type { TrustProxy } from '../config/quarry-config.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { QuarryError } from '../shared/errors.ts';
 
-/** The address a request came from, as the socket says (a proxy's, behind a proxy). */
-export function clientAddress(c: Context): string {
+/** The address a connection came from, as its socket says (`::ffff:` of IPv4-mapped addresses off). */
+function socketAddress(c: Context): string {
   try {
-    return getConnInfo(c).remote.address ?? 'unknown';
+    return (getConnInfo(c).remote.address ?? 'unknown').replace(/^::ffff:/, '');
   } catch {
     return 'unknown';
   }
+}
+
+/** The addresses a request passed through, nearest last: `X-Forwarded-For`, else `Forwarded`'s `for=`. */
+function forwardedChain(headers: Headers): string[] {
+  const xff = headers.get('x-forwarded-for');
+  if (xff)
+    return xff
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
+  const forwarded = headers.get('forwarded');
+  if (!forwarded) return [];
+  return [...forwarded.matchAll(/for=("?)\[?([^\]";,]+)\]?\1/gi)].map((match) => match[2]!.replace(/:\d+$/, ''));
+}
+
+/** True when `address` is one of `trusted` (addresses, or CIDR ranges of either family). */
+export function isTrusted(address: string, trusted: readonly string[]): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return trusted.some((entry) => {
+    const [base, bits] = entry.split('/');
+    if (bits === undefined) return base === address;
+    const list = new BlockList();
+    list.addSubnet(base!, Number(bits), isIP(base!) === 6 ? 'ipv6' : 'ipv4');
+    return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  });
+}
+
+/**
+ * The address a request came from: its socket's, unless the operator trusts the proxy in front
+ * (`QUARRY_TRUST_PROXY`), whose forwarding headers then name the client — the address `hops`
+ * proxies back, or the nearest that is not a trusted proxy's. Never decides local mode.
+ */
+export function clientAddress(c: Context, trust: TrustProxy | null = null): string {
+  const socket = socketAddress(c);
+  if (!trust) return socket;
+  const chain = forwardedChain(c.req.raw.headers);
+  if ('hops' in trust) return chain[chain.length - trust.hops] ?? chain[0] ?? socket;
+  if (!isTrusted(socket, trust.addresses)) return socket;
+  for (const address of [...chain].reverse()) if (!isTrusted(address, trust.addresses)) return address;
+  return chain[0] ?? socket;
 }
 
 export interface AuthThrottleOptions {
@@ -79,11 +121,14 @@ const OVER_LIMIT_GRACE_MS = 5_000;
  * instead of seeing its connection vanish (HTTP clients retry a reset at once, and wait forever on
  * one they keep retrying); one that sends nothing is dropped after 5 s.
  */
-export function limitConnections(server: Server, perClient: number): void {
+export function limitConnections(server: Server, perClient: number, trust: TrustProxy | null = null): void {
   const open = new Map<string, number>();
   server.headersTimeout = 20_000;
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? 'unknown';
+    const address = (socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+    // A trusted proxy carries every client's connections: its own count says nothing of any client
+    // (each user's streams are still capped per user, `stream-limit.ts`).
+    if (trust && ('hops' in trust || isTrusted(address, trust.addresses))) return;
     const count = (open.get(address) ?? 0) + 1;
     open.set(address, count);
     socket.once('close', () => {

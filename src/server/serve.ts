@@ -59,9 +59,11 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
  * Document roots are indexed in the background.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const { host, port: wantedPort, publicNames, publicUrl } = options.config.server;
+  const { host, port: wantedPort, publicNames, publicUrl, trustProxy } = options.config.server;
   const log = options.log ?? ((message: string) => console.error(message));
-  const exposure: Exposure = isLoopback(host) && publicNames.length === 0 && !publicUrl ? 'loopback' : 'public';
+  // A trusted proxy serves it to others: never loopback-only, whatever address it is bound to.
+  const exposure: Exposure =
+    isLoopback(host) && publicNames.length === 0 && !publicUrl && !trustProxy ? 'loopback' : 'public';
   if (exposure === 'public' && !(await options.store.hasUsers())) {
     log(
       `quarry serve: no users yet, so nobody can sign in. Add one (quarry users add <name>); its token works at once.`,
@@ -95,7 +97,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const created = serve({ fetch: app.fetch, hostname: host, port: wantedPort }, () => resolve(created));
     created.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, wantedPort)));
   });
-  limitConnections(server as Server, options.config.server.connectionsPerClient);
+  limitConnections(server as Server, options.config.server.connectionsPerClient, trustProxy);
   const port = (server.address() as AddressInfo).port;
   // Only once the port is ours: the folders are indexed in the background and runs start.
   await indexer.ensure(roots.map((root) => root.path));

@@ -55,8 +55,7 @@ const whoAmI = createRoute({
 export function publicAccountRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
     .openapi(signIn, async (c) => {
-      if ((await authModeOf(dependencies, c.req.raw.headers)) === 'local')
-        return c.json({ user: null, auth: 'local' as const }, 200);
+      if ((await authModeOf(dependencies, c)) === 'local') return c.json({ user: null, auth: 'local' as const }, 200);
       const client = clientAddress(c);
       dependencies.authThrottle.check(client);
       const { user, token, expiresAt } = await signInBrowser(dependencies.store, c.req.valid('json').token).catch(
