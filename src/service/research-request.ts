@@ -68,10 +68,33 @@ export function researchSettings(
 }
 
 /**
+ * A session's stored settings brought within this server's ceilings before a run starts (resume,
+ * follow-up, fork, a Responses turn): a budget that is missing (removed, or never set by an
+ * imported file) becomes the ceiling, one above it comes down to it. The raw settings as stored,
+ * with only the budgets changed; the same object when nothing changes (so nothing is written).
+ */
+export function boundedSettings(
+  context: Pick<ServiceContext, 'config' | 'enforceLimits'>,
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!context.enforceLimits) return stored;
+  const { tokenBudget, costBudgetUsd } = context.config.server.limits;
+  const tokens = typeof stored.tokenBudget === 'number' ? Math.min(stored.tokenBudget, tokenBudget) : tokenBudget;
+  const cost =
+    costBudgetUsd === null
+      ? stored.costBudgetUsd
+      : typeof stored.costBudgetUsd === 'number'
+        ? Math.min(stored.costBudgetUsd, costBudgetUsd)
+        : costBudgetUsd;
+  if (tokens === stored.tokenBudget && cost === stored.costBudgetUsd) return stored;
+  return { ...stored, tokenBudget: tokens, ...(cost === undefined ? {} : { costBudgetUsd: cost }) };
+}
+
+/**
  * A server's ceilings on what one run may spend: a request may ask for less, never more
  * (`INVALID_INPUT` naming the ceiling); one that asks for nothing gets the ceiling.
  */
-function withinBudgetCeilings(context: ServiceContext, settings: ResearchSettings): ResearchSettings {
+export function withinBudgetCeilings(context: ServiceContext, settings: ResearchSettings): ResearchSettings {
   const { tokenBudget, costBudgetUsd } = context.config.server.limits;
   if (settings.tokenBudget !== undefined && settings.tokenBudget > tokenBudget)
     throw invalidInput('settings.tokenBudget', `may be at most ${tokenBudget} tokens on this server`);

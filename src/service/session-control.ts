@@ -6,7 +6,7 @@ import { event } from '../shared/events.ts';
 import { holderIsDead } from '../shared/process-identity.ts';
 import { type Session, type SessionStatus, type StepRecord, sessionStatuses } from '../store/store.ts';
 import { checkModels } from './preflight.ts';
-import { requestSources } from './research-request.ts';
+import { boundedSettings, requestSources } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 import { runAdmission, sessionAdmission } from './user-limits.ts';
 
@@ -94,8 +94,13 @@ export async function planResume(
       { details: { sessionId: session.id } },
     );
   }
-  const change = sourcesChange(context, session, request);
-  checkModels(context, parseResearchSettings(change?.settings ?? session.settings));
+  const sourced = sourcesChange(context, session, request);
+  checkModels(context, parseResearchSettings(sourced?.settings ?? session.settings));
+  // The server's budgets bind every run: settings changed since (or imported without them) are
+  // brought within its ceilings as the run starts.
+  const bounded = boundedSettings(context, sourced?.settings ?? session.settings);
+  const change =
+    sourced || bounded !== session.settings ? { settings: bounded, newDocs: sourced?.newDocs ?? [] } : null;
   if (change) await context.indexer.ensure(change.newDocs);
   const journal = request.from ? await context.store.loadCurrentJournal(session.id) : [];
   const point = request.from ? findRewindPoint(journal, request.from) : null;

@@ -9,6 +9,7 @@ import { sessionSnapshotSchema } from '../store/snapshot-schema.ts';
 import type { Session, SessionSnapshot } from '../store/store.ts';
 import { partitionFolders } from './document-folders.ts';
 import { legacySessionSchema, legacyToSnapshot, snapshotToLegacy } from './legacy-session.ts';
+import { boundedSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
 import { sessionAdmission } from './user-limits.ts';
@@ -294,15 +295,18 @@ async function importSnapshot(context: ServiceContext, snapshot: SessionSnapshot
   const { kept, dropped } = partitionFolders(context.folders, listed(snapshot.session.settings.docs));
   const configured: string[] = configuredWebProviders(context.config.providers);
   const search = listed(snapshot.session.settings.search);
-  const settings = {
+  const filed = {
     ...snapshot.session.settings,
     docs: kept,
     ...(snapshot.session.settings.search === undefined
       ? {}
       : { search: search.filter((name) => configured.includes(name)) }),
   };
+  // Within this server's budget ceilings too: a file without a budget gets the ceiling (issue 44).
+  const research = snapshot.session.workflow.name === RESEARCH_WORKFLOW_NAME;
+  const settings = research ? boundedSettings(context, filed) : filed;
   // A research session's settings are research settings: one Quarry does not have is refused, not stored.
-  if (snapshot.session.workflow.name === RESEARCH_WORKFLOW_NAME) parseResearchSettings(settings, { strict: true });
+  if (research) parseResearchSettings(settings, { strict: true });
   const session = await context.store.importSession(
     { ...snapshot, session: { ...snapshot.session, settings } },
     sessionAdmission(context),

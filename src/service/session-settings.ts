@@ -2,7 +2,7 @@ import { parseResearchSettings } from '../research/research-settings.ts';
 import { QuarryError } from '../shared/errors.ts';
 import type { Session } from '../store/store.ts';
 import { checkModels } from './preflight.ts';
-import { requestSources } from './research-request.ts';
+import { boundedSettings, requestSources, withinBudgetCeilings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 
 export interface UpdateSessionRequest {
@@ -29,6 +29,11 @@ export async function updateSession(context: ServiceContext, request: UpdateSess
       { details: { sessionId: session.id } },
     );
   }
+  // What the request sets is checked as a new research's settings are: a setting Quarry does not
+  // have is refused, never stored (`null` removes one, back to its default).
+  parseResearchSettings(Object.fromEntries(Object.entries(request.settings).filter(([, value]) => value !== null)), {
+    strict: true,
+  });
   const merged: Record<string, unknown> = { ...session.settings };
   for (const [key, value] of Object.entries(request.settings)) {
     if (value === null) delete merged[key];
@@ -40,10 +45,13 @@ export async function updateSession(context: ServiceContext, request: UpdateSess
     Object.assign(merged, requestSources(context, { docs, search }));
     await context.indexer.ensure(merged.docs as string[]);
   }
-  const settings = parseResearchSettings(merged);
+  // A budget asked above the server's ceiling is refused; one removed goes back to the ceiling.
+  const settings = context.enforceLimits
+    ? withinBudgetCeilings(context, parseResearchSettings(merged))
+    : parseResearchSettings(merged);
   checkModels(context, settings);
   return context.store.updateSession(session.id, {
-    settings: merged,
+    settings: boundedSettings(context, merged),
     ...(request.title === undefined ? {} : { title: request.title }),
   });
 }

@@ -6,7 +6,7 @@ import { defaultTitle, RESEARCH_WORKFLOW_NAME, RESEARCH_WORKFLOW_VERSION } from 
 import { isQuarryError, QuarryError } from '../shared/errors.ts';
 import type { Message, Run, Session } from '../store/store.ts';
 import { checkModels } from './preflight.ts';
-import { checkQuestion, requestSources, researchSettings } from './research-request.ts';
+import { boundedSettings, checkQuestion, requestSources, researchSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 import { answerInput, pendingInput } from './session-control.ts';
 import { admissionFor, runAdmission } from './user-limits.ts';
@@ -145,12 +145,15 @@ export async function askSession(
   const answeredKey = await lastAnsweredRequest(context, session);
   if (answeredKey && isApproval(text)) return { kind: 'answer', accepted: false, requestKey: answeredKey };
   checkModels(context, parseResearchSettings(session.settings));
+  // The server's budgets bind this run too, whatever the session's settings became since it began.
+  const bounded = boundedSettings(context, session.settings);
   const started = await context.store.startRun({
     sessionId: session.id,
     kind: 'follow-up',
     input: runInput(text, 'follow-up', request.client),
     message: { role: 'user', content: text },
     admission: runAdmission(context),
+    ...(bounded !== session.settings ? { settings: bounded } : {}),
   });
   return { kind: 'follow-up', ...started };
 }

@@ -442,6 +442,8 @@ export interface StartRunInput {
   admission?: Pick<Admission, 'activeRuns'>;
   /** The W3C `traceparent` the run continues (`OwnerStore` fills it in from the active span). */
   traceContext?: string | null;
+  /** The session's settings from this run on, written with it (a server's budgets brought within its ceilings). */
+  settings?: Record<string, unknown>;
 }
 
 export interface BeginStepInput {

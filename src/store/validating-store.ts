@@ -197,6 +197,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       status: optional(z.enum(['queued', 'interrupted'])),
       admission: admission(),
       traceContext: maybe(traceparent()),
+      settings: optional(settings()),
     }),
   ],
   getRun: [id()],

@@ -430,6 +430,46 @@ function describeSecurity(harness: StoreHarness, skipReason: string | null) {
       expect((await api('/api/sessions')).body.sessions).toHaveLength(1);
     });
 
+    it('keeps a run within the budget ceilings for its whole life: PATCH, import and follow-ups (issue 44)', async () => {
+      await start({ runner: false, limits: { tokenBudget: 3_000 } });
+      const made = await post('/api/sessions', { question: QUESTION, start: false });
+      const id = made.body.id as string;
+      const settingsOf = async () => (await api(`/api/sessions/${id}`)).body.settings;
+      expect((await settingsOf()).tokenBudget).toBe(3_000);
+      const patch = (settings: Record<string, unknown>) =>
+        api(`/api/sessions/${id}`, { method: 'PATCH', body: JSON.stringify({ settings }) });
+      // Removing the budget puts the ceiling back; asking above it is refused, and changes nothing.
+      expect((await patch({ tokenBudget: null })).status).toBe(200);
+      expect((await settingsOf()).tokenBudget).toBe(3_000);
+      expect(await patch({ tokenBudget: 16_000 })).toMatchObject({
+        status: 400,
+        body: { error: { field: 'settings.tokenBudget' } },
+      });
+      expect((await settingsOf()).tokenBudget).toBe(3_000);
+      // A setting Quarry does not have is refused by PATCH as by POST, and nothing is stored.
+      expect(await patch({ temprature: 0.2 })).toMatchObject({
+        status: 400,
+        body: { error: { field: 'settings.temprature' } },
+      });
+      expect(await settingsOf()).not.toHaveProperty('temprature');
+      // A file without a budget (or with a bigger one) is imported within the ceiling.
+      const exported = (await api(`/api/sessions/${id}/export?format=json`)).body;
+      exported.session.id = 'imported-without-budget';
+      const { tokenBudget: _budget, ...unbudgeted } = exported.session.settings;
+      exported.session.settings = unbudgeted;
+      const imported = await post('/api/sessions/import', exported);
+      expect(imported.status).toBe(201);
+      const importedId = (imported.body.session?.id ?? imported.body.id) as string;
+      expect((await api(`/api/sessions/${importedId}`)).body.settings.tokenBudget).toBe(3_000);
+      // A session whose stored settings went past the ceiling (written before it was lowered, or by
+      // the command line) runs its next turn within it.
+      await database.store.updateSession(id, { settings: { ...(await settingsOf()), tokenBudget: 50_000 } });
+      await database.store.updateSession(id, { status: 'completed' });
+      const asked = await post(`/api/sessions/${id}/messages`, { role: 'user', content: 'And what about waves?' });
+      expect(asked.status).toBeLessThan(300);
+      expect((await settingsOf()).tokenBudget).toBe(3_000);
+    });
+
     it('refuses forged list cursors, oversized imports and imports with unknown settings with 4xx (issue 34)', async () => {
       await start({ runner: false });
       for (const cursor of ['[1e999,"x"]', '[-1,"x"]', '["x",1]', '[1.5,"x"]', '[9007199254740993,"x"]'])

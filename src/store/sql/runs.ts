@@ -159,6 +159,8 @@ export async function startRun(ctx: SqlContext, input: StartRunInput): Promise<{
         },
       );
     }
+    if (input.settings !== undefined)
+      await tx.query('UPDATE sessions SET settings = ? WHERE id = ?', [encodeJson(input.settings), input.sessionId]);
     return startRunInTx(ctx, tx, input);
   });
 }
