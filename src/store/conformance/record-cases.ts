@@ -169,6 +169,31 @@ export function userCases(use: () => TestDatabase): void {
     expect(await store.findToken(hashOf('child'))).toBeNull();
     expect((await store.listApiTokens(ada.id)).map((token) => token.id)).toEqual([other.id]);
   });
+
+  it('leaves no sign-in minted while its token is being revoked (issue 44)', async () => {
+    const { store } = use();
+    const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
+    const ada = await store.createUser({ name: 'ada' });
+    for (let round = 0; round < 10; round++) {
+      const root = await store.addApiToken({ userId: ada.id, tokenHash: hashOf(`root-${round}`) });
+      // Sign-ins and the revocation race; each sign-in either comes first (and goes with its root)
+      // or finds no root to mint from.
+      await Promise.all([
+        ...Array.from({ length: 4 }, (_, index) =>
+          store
+            .addApiToken({ userId: ada.id, tokenHash: hashOf(`child-${round}-${index}`), parentId: root.id })
+            .catch((error: unknown) => {
+              if (!(error instanceof Error) || !('code' in error) || error.code !== 'TOKEN_NOT_FOUND') throw error;
+            }),
+        ),
+        store.deleteApiToken(root.id),
+      ]);
+      const left = (await store.listApiTokens(ada.id)).filter((token) => token.parentId === root.id);
+      expect(left, `round ${round}`).toEqual([]);
+      for (let index = 0; index < 4; index++)
+        expect(await store.findToken(hashOf(`child-${round}-${index}`))).toBeNull();
+    }
+  });
 }
 
 export function sourceAndBlobCases(use: () => TestDatabase): void {

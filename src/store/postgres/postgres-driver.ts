@@ -46,6 +46,7 @@ const dialect: SqlDialect = {
     '(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint)',
   leaseExpiresAtMs: 'lease_expires_at',
   claimLock: ' FOR UPDATE SKIP LOCKED',
+  rowLock: ' FOR UPDATE',
   randomId: 'gen_random_uuid()::text',
   likeOperator: 'ILIKE',
   crossProcessNotifications: true,

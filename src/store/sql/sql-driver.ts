@@ -28,6 +28,11 @@ export interface SqlDialect {
   readonly leaseExpiresAtMs: string;
   /** Appended to a SELECT that picks a row to claim: skip rows other transactions are claiming. */
   readonly claimLock: string;
+  /**
+   * Appended to a SELECT whose row must not change or go until the transaction ends (` FOR UPDATE`),
+   * or '' where write transactions already take turns (SQLite).
+   */
+  readonly rowLock: string;
   /** SQL expression for a fresh random text id (copies made inside one statement). */
   readonly randomId: string;
   /** Case-insensitive LIKE operator. */

@@ -70,9 +70,11 @@ export async function addApiToken(
     if (user.length === 0) throw userNotFound(input.userId);
     let expiresAt = input.expiresAt ?? null;
     if (input.parentId !== undefined) {
-      // A minted token answers to a root token of the same user, and never outlives it.
+      // A minted token answers to a root token of the same user, and never outlives it. The parent
+      // is locked until the child is written: a revocation racing the sign-in either comes first
+      // (and there is no parent to mint from) or waits and then removes the child too (issue 44).
       const [parent] = await tx.query(
-        'SELECT expires_at FROM api_tokens WHERE id = ? AND user_id = ? AND parent_id IS NULL',
+        `SELECT expires_at FROM api_tokens WHERE id = ? AND user_id = ? AND parent_id IS NULL${ctx.driver.dialect.rowLock}`,
         [input.parentId, input.userId],
       );
       if (!parent) throw tokenNotFound(input.parentId);

@@ -51,6 +51,7 @@ const dialect: SqlDialect = {
   leaseOver: '(lease_owner IS NULL OR quarry_lease_over(lease_host, lease_pid, lease_expires_at))',
   leaseExpiresAtMs: 'quarry_lease_wall(lease_expires_at)',
   claimLock: '',
+  rowLock: '',
   randomId: 'lower(hex(randomblob(16)))',
   likeOperator: 'LIKE',
   crossProcessNotifications: false,
