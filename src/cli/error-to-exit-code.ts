@@ -45,6 +45,7 @@ const exitCodeOf: Record<ErrorCode, ExitCode> = {
   CLAIM_LIMIT: exitCodes.unexpected,
   STORE_BUSY: exitCodes.unexpected,
   STORE_UNAVAILABLE: exitCodes.unexpected,
+  OVERLOADED: exitCodes.unexpected,
   STORE_CORRUPT: exitCodes.unexpected,
   SCHEMA_TOO_NEW: exitCodes.unexpected,
   INTERNAL: exitCodes.unexpected,

@@ -97,6 +97,7 @@ export function authenticate(dependencies: ServerDependencies): MiddlewareHandle
     workflows: dependencies.workflows,
     runner: dependencies.runner,
     enforceLimits: true,
+    printer: dependencies.printer,
   });
   return async (c, next) => {
     if (await actsAsLocalUser(dependencies, localRequest(c))) {

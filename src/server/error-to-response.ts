@@ -35,6 +35,7 @@ export const httpStatusOf: Record<ErrorCode, ContentfulStatusCode> = {
   LEASE_LOST: 409,
   STORE_BUSY: 503,
   STORE_UNAVAILABLE: 503,
+  OVERLOADED: 503,
   STORE_CORRUPT: 500,
   SCHEMA_TOO_NEW: 500,
   INTERNAL: 500,

@@ -5,6 +5,7 @@ import type { Log } from '../config/log.ts';
 import type { QuarryConfig } from '../config/quarry-config.ts';
 import { Runner } from '../engine/runner.ts';
 import { backgroundIndexer, documentRoots } from '../service/document-folders.ts';
+import { PdfPrinter } from '../service/print-pdf.ts';
 import { createWorkflowRegistry } from '../service/research-runtime.ts';
 import { QuarryError } from '../shared/errors.ts';
 import type { Store } from '../store/store.ts';
@@ -70,6 +71,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     );
   }
   const roots = documentRoots(options.config.docs);
+  // One browser for every PDF export, started on the first (`print-pdf.ts`).
+  const printer = new PdfPrinter();
   const indexer = backgroundIndexer(options.store, log);
   const workflows = createWorkflowRegistry(options.store, options.config, {
     indexReady: (folders, signal, onProgress) => indexer.ready(folders, signal, onProgress),
@@ -89,6 +92,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       secureCookies: publicUrl?.startsWith('https:') ?? false,
       allowedHosts: allowedHostNames(host, [...publicNames, ...(publicUrl ? [new URL(publicUrl).host] : [])]),
       authThrottle: new AuthThrottle(),
+      printer,
       heartbeatSeconds: options.heartbeatSeconds,
     },
     { webRoot: options.webRoot },
@@ -111,6 +115,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     async close() {
       await runner?.shutdown({ handoff: true, graceMs: 5_000 });
       await indexer.close();
+      await printer.close();
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

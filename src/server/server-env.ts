@@ -2,6 +2,7 @@ import type { QuarryConfig } from '../config/quarry-config.ts';
 import type { Runner } from '../engine/runner.ts';
 import type { WorkflowRegistry } from '../engine/workflow.ts';
 import type { DocumentIndexer, FolderPolicy } from '../service/document-folders.ts';
+import type { PdfPrinter } from '../service/print-pdf.ts';
 import type { ServiceContext } from '../service/service-context.ts';
 import type { Store } from '../store/store.ts';
 import type { AuthThrottle } from './client-limits.ts';
@@ -38,6 +39,8 @@ export interface ServerDependencies {
   heartbeatSeconds?: number;
   /** Counts failed authentications per client address (one per server). */
   authThrottle: AuthThrottle;
+  /** The one PDF printer of the server (a reused browser, bounded); absent: each export prints once. */
+  printer?: PdfPrinter;
 }
 
 /** Hono's typed context: each request carries the service context of its user. */

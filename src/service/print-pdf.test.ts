@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { within } from '../../test/support/bounds.ts';
-import { printPdf } from './print-pdf.ts';
+import { PdfPrinter, printPdf } from './print-pdf.ts';
 
 const page = `<!doctype html><html><head><meta charset="utf-8"><title>Tides</title></head><body>
 <h1>Tidal power</h1><p>La Rance opened in 1966 <a href="https://example.org/la-rance">[1]</a>.</p></body></html>`;
@@ -34,4 +34,32 @@ it('says what to install when there is no browser to print with', async () => {
     code: 'FEATURE_UNAVAILABLE',
     message: expect.stringContaining('install it (apt-get install chromium) or set QUARRY_CHROMIUM'),
   });
+});
+
+it('prints with one browser for many pages, one print per user at a time, and refuses past its queue (issue 44)', {
+  timeout: within(120_000),
+}, async () => {
+  const printer = new PdfPrinter({ concurrency: 1, queue: 2, idleMs: 60_000 });
+  try {
+    // Another user's print waits its turn; a second print of the same user at once is refused.
+    const first = printer.print(page, 'ada');
+    await expect(printer.print(page, 'ada')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    const waiting = [printer.print(page, 'bob'), printer.print(page, 'cy')];
+    await expect(printer.print(page, 'dee')).rejects.toMatchObject({ code: 'OVERLOADED' });
+    for (const pdf of await Promise.all([first, ...waiting]))
+      expect(Buffer.from(pdf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(printer.load()).toEqual({ running: 0, waiting: 0, browser: true });
+    // The same browser prints the next one.
+    const chromiumProcesses = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => /chrom(e|ium)/.test(line) && line.includes('--remote-debugging-pipe')).length;
+    const before = chromiumProcesses();
+    await printer.print(page, 'ada');
+    expect(chromiumProcesses()).toBe(before);
+  } finally {
+    await printer.close();
+  }
+  expect(printer.load().browser).toBe(false);
+  await expect(printer.print(page, 'ada')).rejects.toMatchObject({ code: 'OVERLOADED' });
 });

@@ -3,6 +3,7 @@ import type { Runner } from '../engine/runner.ts';
 import type { WorkflowRegistry } from '../engine/workflow.ts';
 import type { OwnerStore } from '../store/owner-store.ts';
 import type { DocumentIndexer, FolderPolicy } from './document-folders.ts';
+import type { PdfPrinter } from './print-pdf.ts';
 
 /**
  * What every service operation receives: the acting user's view of the store, the resolved
@@ -20,6 +21,8 @@ export interface ServiceContext {
   runner?: Runner;
   /** True on servers: per-user limits (question size, active runs, sessions) apply. */
   enforceLimits: boolean;
+  /** The process's PDF printer (a server keeps one browser for every export); absent: print once and close. */
+  printer?: PdfPrinter;
 }
 
 /** The one user of a Quarry without users (the CLI, and a loopback server before any user exists). */

@@ -9,6 +9,7 @@ import { sessionSnapshotSchema } from '../store/snapshot-schema.ts';
 import type { Session, SessionSnapshot } from '../store/store.ts';
 import { partitionFolders } from './document-folders.ts';
 import { legacySessionSchema, legacyToSnapshot, snapshotToLegacy } from './legacy-session.ts';
+import type { PdfPrinter } from './print-pdf.ts';
 import { boundedSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
 import { reportVersions } from './session-queries.ts';
@@ -172,13 +173,14 @@ export function exportSession(
   context: ServiceContext,
   request: { sessionId: string; format: string },
 ): Promise<ExportedFile> {
-  return exportFrom(context.store, request);
+  return exportFrom(context.store, request, context.printer);
 }
 
 /** `exportSession` on an owner's store (a share link reads its owner's session without a sign-in). */
 export async function exportFrom(
   store: OwnerStore,
   request: { sessionId: string; format: string },
+  printer?: PdfPrinter,
 ): Promise<ExportedFile> {
   if (!(exportFormats as readonly string[]).includes(request.format))
     throw invalidInput('format', `"${request.format}" is not one of ${exportFormats.join(', ')}`);
@@ -186,10 +188,14 @@ export async function exportFrom(
   const damaged = data.steps.flatMap((step) =>
     Object.entries(step.damage ?? {}).map(([part, what]) => `step ${step.key}: its ${part}: ${what}`),
   );
-  return { ...(await render(data, request.format)), damaged };
+  return { ...(await render(data, request.format, { printer, requester: store.ownerId })), damaged };
 }
 
-async function render(data: SessionSnapshot, format: string): Promise<Omit<ExportedFile, 'damaged'>> {
+async function render(
+  data: SessionSnapshot,
+  format: string,
+  pdf: { printer?: PdfPrinter; requester: string },
+): Promise<Omit<ExportedFile, 'damaged'>> {
   const name = slug(data.session.title);
   if (format === 'json') {
     const file = {
@@ -226,7 +232,8 @@ async function render(data: SessionSnapshot, format: string): Promise<Omit<Expor
   const page = htmlPage(data.session.title, await renderMarkdown(latest));
   if (format === 'pdf') {
     const { printPdf } = await import('./print-pdf.ts');
-    return { filename: `${name}.pdf`, contentType: 'application/pdf', body: await printPdf(page) };
+    const body = pdf.printer ? await pdf.printer.print(page, pdf.requester) : await printPdf(page);
+    return { filename: `${name}.pdf`, contentType: 'application/pdf', body };
   }
   return {
     filename: `${name}.html`,

@@ -42,6 +42,8 @@ export const errorCodes = [
   // The store
   'STORE_BUSY',
   'STORE_UNAVAILABLE',
+  /** The server has too much of some work in hand (PDFs to print) to take more now; retryable (503). */
+  'OVERLOADED',
   'STORE_CORRUPT',
   'SCHEMA_TOO_NEW',
   // Anything not foreseen: a bug, logged in full
