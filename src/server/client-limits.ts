@@ -124,6 +124,9 @@ const OVER_LIMIT_GRACE_MS = 5_000;
 export function limitConnections(server: Server, perClient: number, trust: TrustProxy | null = null): void {
   const open = new Map<string, number>();
   server.headersTimeout = 20_000;
+  // An idle kept-alive connection closes after 5 s (the headers timeout is checked every 2 s: see
+  // `serverOptions` in serve.ts).
+  server.keepAliveTimeout = 5_000;
   server.on('connection', (socket: Socket) => {
     const address = (socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
     // A trusted proxy carries every client's connections: its own count says nothing of any client

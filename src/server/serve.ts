@@ -98,7 +98,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     { webRoot: options.webRoot },
   );
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const created = serve({ fetch: app.fetch, hostname: host, port: wantedPort }, () => resolve(created));
+    const created = serve(
+      {
+        fetch: app.fetch,
+        hostname: host,
+        port: wantedPort,
+        // Timeouts are checked every 2 s, not Node's 30: a client trickling its headers was held 50 s and more.
+        serverOptions: { connectionsCheckingInterval: 2_000, headersTimeout: 20_000 },
+      },
+      () => resolve(created),
+    );
     created.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, wantedPort)));
   });
   limitConnections(server as Server, options.config.server.connectionsPerClient, trustProxy);

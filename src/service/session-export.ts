@@ -179,7 +179,11 @@ export function exportSession(
 /** `exportSession` on an owner's store (a share link reads its owner's session without a sign-in). */
 export async function exportFrom(
   store: OwnerStore,
-  request: { sessionId: string; format: string },
+  request: {
+    sessionId: string;
+    format: string /** For someone other than its owner: no server paths. */;
+    reader?: boolean;
+  },
   printer?: PdfPrinter,
 ): Promise<ExportedFile> {
   if (!(exportFormats as readonly string[]).includes(request.format))
@@ -188,7 +192,35 @@ export async function exportFrom(
   const damaged = data.steps.flatMap((step) =>
     Object.entries(step.damage ?? {}).map(([part, what]) => `step ${step.key}: its ${part}: ${what}`),
   );
-  return { ...(await render(data, request.format, { printer, requester: store.ownerId })), damaged };
+  const shown = request.reader ? withoutServerPaths(data) : data;
+  return { ...(await render(shown, request.format, { printer, requester: store.ownerId })), damaged };
+}
+
+/**
+ * The session as someone other than its owner sees it (a share link): the documents it cites named
+ * by their place in the documents folder (`guides/tides.html`), never by the server's own paths.
+ */
+function withoutServerPaths(data: SessionSnapshot): SessionSnapshot {
+  const settings = data.session.settings as { docs?: unknown };
+  const roots = (Array.isArray(settings.docs) ? settings.docs : [])
+    .filter((root): root is string => typeof root === 'string' && root.startsWith('/'))
+    .map((root) => (root.endsWith('/') ? root : `${root}/`))
+    .sort((a, b) => b.length - a.length);
+  if (roots.length === 0) return data;
+  const relative = (text: string) => roots.reduce((result, root) => result.split(root).join(''), text);
+  const relativeValue = (value: unknown): unknown =>
+    typeof value === 'string'
+      ? relative(value)
+      : Array.isArray(value)
+        ? value.map(relativeValue)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([key, each]) => [key, relativeValue(each)]))
+          : value;
+  return {
+    ...data,
+    runs: data.runs.map((run) => ({ ...run, output: relativeValue(run.output) })),
+    messages: data.messages.map((message) => ({ ...message, content: relative(message.content) })),
+  } as SessionSnapshot;
 }
 
 async function render(

@@ -40,5 +40,5 @@ export async function sharedReport(store: Store, token: string): Promise<Exporte
   if (!/^qsh_[\w-]{32}$/.test(token)) return null;
   const shared = await store.findSharedSession(hashOf(token));
   if (!shared) return null;
-  return exportFrom(ownerStore(store, shared.ownerId), { sessionId: shared.sessionId, format: 'html' });
+  return exportFrom(ownerStore(store, shared.ownerId), { sessionId: shared.sessionId, format: 'html', reader: true });
 }

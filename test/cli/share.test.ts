@@ -50,7 +50,11 @@ it('quarry share prints a link that opens the report without signing in, until -
   expect(url, shared.stdout).toBeDefined();
   const page = await fetch(url!);
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('Sources');
+  const shown = await page.text();
+  expect(shown).toContain('Sources');
+  // A reader is shown where a source lies in the documents folder, never the server's own paths (issue 44).
+  expect(shown).not.toContain(fixtures);
+  expect(shown).toMatch(/&lt;(energy|nature|reports)\/[\w.-]+&gt;/);
 
   const json = quarry(['--json', 'share', id], { QUARRY_PUBLIC_URL: 'https://research.example.org/' });
   expect(JSON.parse(json.stdout)).toMatchObject({

@@ -170,6 +170,17 @@ export function userCases(use: () => TestDatabase): void {
     expect((await store.listApiTokens(ada.id)).map((token) => token.id)).toEqual([other.id]);
   });
 
+  it('ends the share links of a user who is removed (issue 44)', async () => {
+    const { store } = use();
+    const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
+    const ada = await store.createUser({ name: 'ada' });
+    const session = await createTestSession(store, { ownerId: ada.id });
+    await store.setShareLink(session.id, hashOf('link'));
+    expect(await store.findSharedSession(hashOf('link'))).toMatchObject({ sessionId: session.id });
+    await store.deleteUser(ada.id);
+    expect(await store.findSharedSession(hashOf('link'))).toBeNull();
+  });
+
   it('leaves no sign-in minted while its token is being revoked (issue 44)', async () => {
     const { store } = use();
     const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -35,6 +35,10 @@ export async function hasUsers(ctx: SqlContext): Promise<boolean> {
 export async function deleteUser(ctx: SqlContext, userId: string): Promise<void> {
   await ctx.driver.transaction(async (tx) => {
     await tx.query('DELETE FROM api_tokens WHERE user_id = ?', [userId]);
+    // Their share links die with them: a removed user's reports are no one's to show (issue 44).
+    await tx.query('DELETE FROM share_links WHERE session_id IN (SELECT id FROM sessions WHERE owner_id = ?)', [
+      userId,
+    ]);
     const deleted = await tx.query('DELETE FROM users WHERE id = ? RETURNING id', [userId]);
     if (deleted.length === 0) throw userNotFound(userId);
   });
