@@ -77,6 +77,12 @@ export interface ServerSettings {
    */
   trustProxy: TrustProxy | null;
   /**
+   * How long a client that waits on a run (a chat completion, a Responses or MCP request that waits
+   * or streams) waits on an outage, such as an unreachable model, before the run is stopped
+   * (resumable) and the client told why, in seconds. Runs nobody waits on keep trying. Default 60.
+   */
+  outageWaitSeconds: number;
+  /**
    * Models (`provider:model`) requests may choose besides the configured `model` and `fastModel`:
    * the server's keys pay for them. Empty: only the configured ones.
    */
@@ -153,6 +159,7 @@ function fileSchema() {
         importBytes: optional(int(1024)),
         connectionsPerClient: optional(int(1)),
         trustProxy: optional(z.union([int(1, 10), z.array(name).check(z.minLength(1))])),
+        outageWaitSeconds: optional(int(1, 240)),
         models: names,
         limits: optional(
           strictObject({
@@ -265,6 +272,15 @@ function isAddressOrRange(text: string): boolean {
   return /^\d+$/.test(bits) && size >= 0 && size <= (isIP(address) === 4 ? 32 : 128);
 }
 
+/** `QUARRY_OUTAGE_WAIT`: whole seconds, 1 to 240 (under every server, proxy and client timeout). */
+function parseOutageWait(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 240)
+    throw invalidInput('QUARRY_OUTAGE_WAIT', `"${text}" is not a whole number of seconds from 1 to 240`);
+  return seconds;
+}
+
 function parsePort(text: string | undefined): number | undefined {
   if (text === undefined || text === '') return undefined;
   const port = Number(text);
@@ -354,6 +370,7 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
       importBytes: server.importBytes ?? DEFAULT_IMPORT_BYTES,
       connectionsPerClient: server.connectionsPerClient ?? 64,
       trustProxy: parseTrustProxy(env.QUARRY_TRUST_PROXY || undefined) ?? trustFromFile(server.trustProxy) ?? null,
+      outageWaitSeconds: parseOutageWait(env.QUARRY_OUTAGE_WAIT || undefined) ?? server.outageWaitSeconds ?? 60,
       models: list(env.QUARRY_SERVER_MODELS, ',') ?? server.models ?? [],
     },
   };

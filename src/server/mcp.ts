@@ -2,10 +2,12 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { QUARRY_VERSION } from '../config/version.ts';
-import { followEvents } from '../service/follow-events.ts';
+import { eventsWithin } from '../service/answer-stream.ts';
 import { listSessions } from '../service/list-sessions.ts';
+import { OutageWatch, outageStopReason } from '../service/outage-watch.ts';
 import { pendingQuestion } from '../service/outline-question.ts';
 import type { ServiceContext } from '../service/service-context.ts';
+import { stopSession } from '../service/session-control.ts';
 import { showSession } from '../service/session-queries.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
@@ -109,7 +111,15 @@ async function sendProgress(
   notify: (params: { progress: number; message: string }) => Promise<void>,
 ): Promise<void> {
   let progress = 0;
-  for await (const event of followEvents(context.store, sessionId, { signal })) {
+  // A client waiting on an outage longer than the bound: the run stops (resumable) and the waiting
+  // call ends with the outage as its error (issue 45).
+  const watch = new OutageWatch(context.config.server.outageWaitSeconds * 1000);
+  for await (const event of eventsWithin(context, sessionId, { after: 0, signal, watch })) {
+    if (event === 'overdue') {
+      await stopSession(context, { sessionId, reason: outageStopReason(watch.current()!.cause) });
+      continue;
+    }
+    watch.see(event);
     const note = event.type === 'report-delta' ? (event.data.message ? event.data.text : null) : progressNote(event);
     if (note?.trim()) await notify({ progress: ++progress, message: note.trim() });
     if (isRunEnd(event)) return;

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { eventsWithin } from '../service/answer-stream.ts';
 import type { ChatTurn } from '../service/chat-conversation.ts';
-import { followEvents } from '../service/follow-events.ts';
+import { OutageWatch, outageStopReason } from '../service/outage-watch.ts';
 import {
   cancelResponse,
   createResponse,
@@ -13,6 +14,7 @@ import {
   turnEvents,
 } from '../service/responses.ts';
 import type { ServiceContext } from '../service/service-context.ts';
+import { stopSession } from '../service/session-control.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { checkModel, refuseUnsupported, responsesDefaults } from './openai-options.ts';
 import { ResponseEventWriter, responseObject } from './responses-wire.ts';
@@ -194,7 +196,15 @@ function streamResponse(
     };
     await send(writer.created());
     const seen = [];
-    for await (const event of followEvents(context.store, handle.sessionId, { after: handle.after, signal })) {
+    const watch = new OutageWatch(context.config.server.outageWaitSeconds * 1000);
+    for await (const event of eventsWithin(context, handle.sessionId, { after: handle.after, signal, watch })) {
+      // A client waiting on an outage longer than the bound: the run stops (resumable) and its end,
+      // which follows, is this response's failure with the outage as its error.
+      if (event === 'overdue') {
+        await stopSession(context, { sessionId: handle.sessionId, reason: outageStopReason(watch.current()!.cause) });
+        continue;
+      }
+      watch.see(event);
       seen.push(event);
       if (endsTurn(event)) {
         await send(writer.end(await responseState(context, handle), seen));
@@ -205,9 +215,18 @@ function streamResponse(
   });
 }
 
-/** Waits for a turn to end (or the client to go), then answers with it. */
+/**
+ * Waits for a turn to end (or the client to go), then answers with it; an outage that lasts past
+ * the bound stops the run (see `streamResponse`).
+ */
 async function waitForEnd(context: ServiceContext, handle: ResponseHandle, signal: AbortSignal) {
-  for await (const event of followEvents(context.store, handle.sessionId, { after: handle.after, signal })) {
+  const watch = new OutageWatch(context.config.server.outageWaitSeconds * 1000);
+  for await (const event of eventsWithin(context, handle.sessionId, { after: handle.after, signal, watch })) {
+    if (event === 'overdue') {
+      await stopSession(context, { sessionId: handle.sessionId, reason: outageStopReason(watch.current()!.cause) });
+      continue;
+    }
+    watch.see(event);
     if (endsTurn(event)) return;
   }
 }

@@ -30,6 +30,9 @@ export function progressNote(event: StoredEvent): string | null {
       return event.data.offset === 0 && event.data.title ? `Writing: ${event.data.title}\n` : null;
     case 'index-progress':
       return event.data.done === event.data.total ? `Indexed ${event.data.total} documents\n` : null;
+    case 'step-retry':
+      // An outage is a state every client sees while it lasts (issue 45).
+      return `Waiting: ${event.data.error.message.replace(/\.$/, '')}; try ${event.data.attempt + 1} in ${Math.max(1, Math.round(event.data.delayMs / 1000))} s\n`;
     default:
       return null;
   }

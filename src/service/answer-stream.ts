@@ -3,7 +3,9 @@ import { StreamedText } from '../shared/streamed-text.ts';
 import type { Session } from '../store/store.ts';
 import { chatReply } from './chat-conversation.ts';
 import { followEvents } from './follow-events.ts';
+import { OutageWatch, outageMessage, outageStopReason } from './outage-watch.ts';
 import type { ServiceContext } from './service-context.ts';
+import { stopSession } from './session-control.ts';
 
 /** Tokens a run's model calls used, as its journal recorded them. */
 export interface RunUsage {
@@ -64,7 +66,22 @@ export async function* followAnswer(
   const streamed = new StreamedText();
   let sent = '';
   let diverged = false;
-  for await (const event of followEvents(context.store, session.id, { after, signal })) {
+  // A client waits on an outage (an unreachable model) for a bounded time, then the run is stopped
+  // (resumable, nothing lost) and the client told why: never a silent wait until some timeout.
+  const watch = new OutageWatch(context.config.server.outageWaitSeconds * 1000);
+  for await (const event of eventsWithin(context, session.id, { after, signal, watch })) {
+    if (event === 'overdue') {
+      const overdue = watch.current()!;
+      await stopSession(context, { sessionId: session.id, reason: outageStopReason(overdue.cause) });
+      const current = await context.store.getSession(session.id);
+      yield {
+        type: 'end',
+        end: { outcome: 'failed', code: 'STEP_FAILED', message: outageMessage(overdue) },
+        usage: await runUsage(context, current, current.currentRunId),
+      };
+      return;
+    }
+    watch.see(event);
     if (event.type === 'report-delta') {
       // Only text the run posts as its message is the answer (a report it keeps for itself is not).
       if (!event.data.message) continue;
@@ -104,6 +121,53 @@ export async function* followAnswer(
       yield { type: 'text', text: end.text.slice(sent.length) };
     yield { type: 'end', end, usage };
     return;
+  }
+}
+
+/**
+ * A session's events, and `overdue` once an outage the watch sees has lasted past its bound (even
+ * when no event comes in the meantime), once; the events then go on. Ends when the signal aborts.
+ */
+export async function* eventsWithin(
+  context: ServiceContext,
+  sessionId: string,
+  options: { after: number; signal?: AbortSignal; watch: OutageWatch },
+): AsyncGenerator<StoredEvent | 'overdue'> {
+  const inner = new AbortController();
+  const abort = () => inner.abort();
+  if (options.signal?.aborted) return;
+  options.signal?.addEventListener('abort', abort, { once: true });
+  const events = followEvents(context.store, sessionId, { after: options.after, signal: inner.signal })[
+    Symbol.asyncIterator
+  ]();
+  // Once told, the caller decides what to do (stop the run) and the events go on to the run's end.
+  let told = false;
+  try {
+    for (;;) {
+      const remaining = told ? null : options.watch.remainingMs();
+      let timer: NodeJS.Timeout | undefined;
+      const next =
+        remaining === null
+          ? await events.next()
+          : await Promise.race([
+              events.next(),
+              new Promise<'overdue'>((resolve) => {
+                timer = setTimeout(() => resolve('overdue'), remaining);
+              }),
+            ]);
+      clearTimeout(timer);
+      if (next === 'overdue') {
+        told = true;
+        yield 'overdue';
+        continue;
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
+    inner.abort();
+    await events.return?.(undefined).catch(() => undefined);
   }
 }
 

@@ -4,6 +4,7 @@ import { type ErrorInfo, invalidInput, QuarryError } from '../shared/errors.ts';
 import { isRunEnd, type StoredEvent } from '../shared/events.ts';
 import type { Message, Session } from '../store/store.ts';
 import type { ChatTurn } from './chat-conversation.ts';
+import { isOutageStop } from './outage-watch.ts';
 import { pendingQuestion } from './outline-question.ts';
 import type { ServiceContext } from './service-context.ts';
 import { queueResume, stopSession } from './session-control.ts';
@@ -183,6 +184,8 @@ function answerOf(ended: StoredEvent, added: Message[], events: StoredEvent[]): 
 
 function statusOf(ended: StoredEvent | null, session: Session): ResponseStatus {
   if (ended?.type === 'run-error') return 'failed';
+  // A run stopped because its client gave up waiting on an outage failed, with the outage as its error.
+  if (ended?.type === 'run-end' && isOutageStop(ended.data.reason)) return 'failed';
   if (ended?.type === 'run-end') return ended.data.status === 'interrupted' ? 'cancelled' : 'completed';
   if (session.status === 'queued') return 'queued';
   // Running, or a run whose worker died: the next claim continues it.
@@ -243,7 +246,12 @@ export async function responseState(context: ServiceContext, handle: ResponseHan
     createdAt: events[0]?.createdAt ?? session.createdAt,
     text: ended ? answerOf(ended, added, events) : null,
     citations,
-    error: ended?.type === 'run-error' ? ended.data : null,
+    error:
+      ended?.type === 'run-error'
+        ? ended.data
+        : ended?.type === 'run-end' && isOutageStop(ended.data.reason)
+          ? { code: 'STEP_FAILED' as const, message: ended.data.reason! }
+          : null,
     input,
     ended,
     usage: ended ? await turnUsage(context, session.id, events) : null,

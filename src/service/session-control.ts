@@ -223,7 +223,7 @@ export async function answerInput(context: ServiceContext, request: { sessionId:
 }
 
 /** Stops a session: at once when it runs in this process, else through its worker's heartbeat. */
-export async function stopSession(context: ServiceContext, request: { sessionId: string }) {
+export async function stopSession(context: ServiceContext, request: { sessionId: string; reason?: string }) {
   const session = await context.store.getSession(request.sessionId);
   if (session.status === 'running' && holderIsDead(session.lease)) {
     // Nobody is left to hear the request: end the dead process's run here, at once.
@@ -234,7 +234,7 @@ export async function stopSession(context: ServiceContext, request: { sessionId:
     });
     return 'interrupted' as const;
   }
-  const result = await context.store.requestStop(session.id);
-  if (result === 'requested') context.runner?.stopSession(session.id);
+  const result = await context.store.requestStop(session.id, request.reason);
+  if (result === 'requested') context.runner?.stopSession(session.id, request.reason);
   return result;
 }

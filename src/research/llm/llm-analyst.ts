@@ -100,14 +100,15 @@ function clean(values: string[], limit: number): string[] {
  * JSON-schema mode where it has one and are validated with zod; notes carry the exact quote they
  * rest on, which the workflow checks against the source before any of it may be cited.
  */
-/** What every prose call sends: the model, its prompts, its temperature, and the SDK's own two retries. */
+/** What every prose call sends: the model, its prompts, its temperature, and no retries of the SDK's own. */
 async function callOptions(model: ConfiguredModel, system: string, prompt: string, signal: AbortSignal) {
   return {
     model: await model.load(),
     system,
     prompt,
     abortSignal: signal,
-    maxRetries: 2,
+    // The SDK retries nothing itself: every try is a journaled step retry that clients see (issue 45).
+    maxRetries: 0,
     ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
     experimental_telemetry: modelTelemetry('quarry.prose'),
   };

@@ -23,7 +23,7 @@ function apiCallFailure(error: unknown): ApiCallFailure | null {
  * A model call's failure as Quarry's retry policy reads it: a model server that is down, refusing
  * connections, overloaded (5xx) or rate-limiting (429) is a passing failure — the step runs again
  * after a back-off, waiting a `Retry-After` when given — instead of failing the run once the SDK's
- * own two retries are spent. Anything else is returned unchanged.
+ * own retries (none: every try is a step retry). Anything else is returned unchanged.
  */
 export function asModelError(error: unknown, modelId: string): unknown {
   const failure = apiCallFailure(error);

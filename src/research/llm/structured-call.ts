@@ -113,7 +113,7 @@ export async function structuredCall<S extends z.ZodType>(
         system: options.system,
         messages,
         abortSignal: signal,
-        maxRetries: 2,
+        maxRetries: 0,
         ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
         ...(model.providerOptions ? { providerOptions: model.providerOptions } : {}),
         experimental_telemetry: modelTelemetry(`quarry.${options.name}`),
