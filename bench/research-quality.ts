@@ -61,6 +61,8 @@ interface Outcome {
   searchFirst: boolean;
   /** Quarry's first search has an answering page among its first five pages. */
   searchTop5: boolean;
+  /** The pages that answer the question (the label's). */
+  answering: string[];
   /** The answer phrase in the report's first section (its answer). */
   phraseFirst: boolean;
   baselineTop1: boolean;
@@ -327,14 +329,25 @@ function research(
   });
 }
 
-/** The pages of a session's first search step, best first (file paths), from its journal. */
-async function firstSearchPages(home: string, sessionId: string): Promise<string[]> {
+/**
+ * The pages of each session's first search step, best first (file paths), from its journal: read
+ * once all of a set's questions are done, since opening the store with this checkout's code
+ * migrates it, and a build measured from another checkout (`QUALITY_BUILD`) may not open it after.
+ */
+async function firstSearchPages(home: string, sessionIds: string[]): Promise<Map<string, string[]>> {
   const store = await openStore({ db: join(home, 'quarry.db') });
   try {
-    const steps = await store.listSteps(sessionId);
-    const search = steps.filter((step) => /search-\d+$/.test(step.key)).sort((a, b) => a.seq - b.seq)[0];
-    const results = (search?.output as { results?: { url: string }[] } | undefined)?.results ?? [];
-    return results.map((result) => decodeURIComponent(result.url.replace(/^file:\/\//, '')));
+    const pages = new Map<string, string[]>();
+    for (const sessionId of sessionIds) {
+      const steps = await store.listSteps(sessionId);
+      const search = steps.filter((step) => /search-\d+$/.test(step.key)).sort((a, b) => a.seq - b.seq)[0];
+      const results = (search?.output as { results?: { url: string }[] } | undefined)?.results ?? [];
+      pages.set(
+        sessionId,
+        results.map((result) => decodeURIComponent(result.url.replace(/^file:\/\//, ''))),
+      );
+    }
+    return pages;
   } finally {
     await store.close();
   }
@@ -359,6 +372,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
     const indexMs = performance.now() - indexed;
     const passages = new PassageSearch(join(home, 'quarry.db'));
     const wanted = process.env.QUALITY_HALF;
+    const sessionOf = new Map<number, string>();
     const limit = Number(process.env.QUALITY_LIMIT ?? set.questions.length);
     for (const [index, labeled] of set.questions.slice(0, limit).entries()) {
       const half = halfOf(set, index);
@@ -372,7 +386,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
       const { report, sessionId, ms, error } = await research(home, set.corpus, labeled.question);
       const listed = listedSources(report);
       const sources = reportSources(report).map((path) => pageOf(set, path));
-      const searched = sessionId ? await firstSearchPages(home, sessionId) : [];
+      if (sessionId) sessionOf.set(outcomes.length, sessionId);
       outcomes.push({
         half,
         question: labeled.question,
@@ -387,8 +401,10 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
           : [],
         cited: sources.some((source) => answering.has(source)),
         first: sources[0] !== undefined && answering.has(sources[0]),
-        searchFirst: searched[0] !== undefined && answering.has(pageOf(set, searched[0])),
-        searchTop5: searched.slice(0, 5).some((path) => answering.has(pageOf(set, path))),
+        // Read from the journals once every question of the set is done (`firstSearchPages`).
+        searchFirst: false,
+        searchTop5: false,
+        answering: [...answering],
         baselineTop1: boxed[0] !== undefined && answering.has(boxed[0]),
         baselineTop3: boxed.some((page) => answering.has(page)),
         navigation: sources.filter((source) => isNavigationPage(join(set.corpus, source), navigation)),
@@ -399,6 +415,14 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
         baselineMs,
         error,
       });
+    }
+    const searches = await firstSearchPages(home, [...sessionOf.values()]);
+    for (const [index, sessionId] of sessionOf) {
+      const outcome = outcomes[index]!;
+      const searched = searches.get(sessionId) ?? [];
+      const answers = (path: string) => outcome.answering.includes(pageOf(set, path));
+      outcome.searchFirst = searched[0] !== undefined && answers(searched[0]);
+      outcome.searchTop5 = searched.slice(0, 5).some(answers);
     }
     console.error(`quality: ${name} done (${outcomes.length} questions)`);
     passages.close();
