@@ -72,11 +72,29 @@ async function findByHistory(context: ServiceContext, incoming: ChatTurn[]): Pro
 }
 
 /**
+ * The user's session a re-sent one-message conversation belongs to: the most recently updated one
+ * that asked exactly this question with the same instructions, took no follow-up, and whose run has
+ * not ended (a client that lost its connection and sends again). Once the run has ended, the same
+ * message is a new research.
+ */
+async function findRunningTwin(context: ServiceContext, question: string, instruction: string): Promise<Session | null> {
+  const page = await context.store.listSessions({ search: question.slice(0, 200), limit: 50 });
+  for (const session of page.sessions) {
+    if (session.question !== question || !['running', 'queued'].includes(session.status)) continue;
+    if ((session.settings.systemInstruction ?? '') !== instruction) continue;
+    const asked = (await context.store.listMessages(session.id)).filter((message) => message.role === 'user');
+    if (asked.length <= 1) return session;
+  }
+  return null;
+}
+
+/**
  * Maps a chat client's request onto a session, per user: `X-Quarry-Session-Id`, else the client's
  * `chat_id` (kept as the session's external id), else the full history — a conversation continues a
  * session only when the session's stored conversation is a prefix of it, never by its first message
- * alone. A conversation of one question is always a new chat. The latest user turn then becomes a
- * follow-up or the answer to an outline review; a repeated conversation attaches to its session.
+ * alone. A conversation of one question is a new chat unless the same question is still being
+ * researched for this user (a re-sent request). The latest user turn then becomes a follow-up or
+ * the answer to an outline review; a repeated conversation attaches to its session.
  */
 export async function openChatTurn(context: ServiceContext, request: ChatRequest): Promise<ChatTurnResult> {
   const turns = request.messages.filter((turn) => conversational(turn) && turn.text.trim());
@@ -90,6 +108,7 @@ export async function openChatTurn(context: ServiceContext, request: ChatRequest
   if (request.sessionId) session = await context.store.getSession(request.sessionId);
   else if (request.chatId) session = await context.store.findSessionByExternalId(`chat:${request.chatId}`);
   else if (turns.length > 1) session = await findByHistory(context, turns);
+  else session = await findRunningTwin(context, turns[0]!.text.trim(), system.slice(-4000));
   if (!session) {
     const first = request.sessionId || request.chatId || turns.length === 1 ? turns[0]! : turns.at(-1)!;
     const earlier = first === turns[0] ? '' : conversationText(turns.slice(0, -1));

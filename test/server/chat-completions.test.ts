@@ -120,6 +120,45 @@ function describeChat(harness: StoreHarness, skip: string | null) {
       expect(again.usage).toEqual(await journalUsage(sessionId));
     });
 
+    it('attaches a re-sent one-message chat to its running research, and researches anew once that run has ended', async () => {
+      fake.holdWhen(judging);
+      const controller = new AbortController();
+      const { data: stream, response } = await client()
+        .chat.completions.create(
+          { model: 'quarry', stream: true, messages: [{ role: 'user', content: QUESTION }] },
+          { signal: controller.signal },
+        )
+        .withResponse();
+      const sessionId = response.headers.get('x-quarry-session-id')!;
+      // The client drops the connection once the answer is being written, while the run holds.
+      for await (const chunk of stream) {
+        if (!chunk.choices[0]?.delta.content) continue;
+        controller.abort();
+        break;
+      }
+      await fake.waitUntilHeld();
+
+      // The same conversation again, with no id: the same session, not a second research. Its
+      // headers come once it has attached; only then does the run go on.
+      const { data: resent, response: attached } = await client()
+        .chat.completions.create({ model: 'quarry', stream: true, messages: [{ role: 'user', content: QUESTION }] })
+        .withResponse();
+      expect(attached.headers.get('x-quarry-session-id')).toBe(sessionId);
+      fake.release();
+      let content = '';
+      for await (const chunk of resent) content += chunk.choices[0]?.delta.content ?? '';
+      const messages = await database.store.listMessages(sessionId);
+      expect(content).toBe(messages.findLast((message) => message.role === 'assistant')!.content);
+      expect((await database.store.listSessions({})).sessions).toHaveLength(1);
+
+      // The run has ended: the same message is asked anew.
+      const { response: anew } = await client()
+        .chat.completions.create({ model: 'quarry', messages: [{ role: 'user', content: QUESTION }] })
+        .withResponse();
+      expect(anew.headers.get('x-quarry-session-id')).not.toBe(sessionId);
+      expect((await database.store.listSessions({})).sessions).toHaveLength(2);
+    });
+
     it('asks clarifying questions first on a server that says so, and researches once the chat answers them', async () => {
       await server.close();
       server = await startChatServer({ QUARRY_CLARIFY: '1' });
