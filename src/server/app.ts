@@ -91,7 +91,7 @@ async function readiness(dependencies: ServerDependencies) {
  */
 export function createApp(dependencies: ServerDependencies, options: { webRoot?: string } = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError });
-  app.onError((error, c) => errorToResponse(error, c));
+  app.onError((error, c) => errorToResponse(error, c, dependencies.log));
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
     // A path that exists for other methods: 405 with the methods it has, never a 404 that says it does not.

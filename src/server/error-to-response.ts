@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Log } from '../config/log.ts';
 import { type ErrorCode, isQuarryError, QuarryError } from '../shared/errors.ts';
 
 /** The HTTP status of every error code, in one place; a new code does not compile until it is here. */
@@ -41,6 +42,9 @@ export const httpStatusOf: Record<ErrorCode, ContentfulStatusCode> = {
   INTERNAL: 500,
 };
 
+/** Standard error, for a server started without a process log (tests). */
+const defaultLog: Log = (message, error) => console.error(message, ...(error === undefined ? [] : [error]));
+
 /** The body of every error answer. */
 export function errorBody(code: ErrorCode, message: string, field?: unknown) {
   return { error: { code, message, ...(typeof field === 'string' ? { field } : {}) } };
@@ -55,7 +59,7 @@ function isClientHttpError(error: unknown): error is HTTPException {
  * the caller's fault (5xx) are logged in full; unknown errors become `INTERNAL`, with a message
  * that leaks nothing.
  */
-export function errorToResponse(error: unknown, c: Context): Response {
+export function errorToResponse(error: unknown, c: Context, log: Log = defaultLog): Response {
   const known = isQuarryError(error)
     ? error
     : isClientHttpError(error)
@@ -68,7 +72,7 @@ export function errorToResponse(error: unknown, c: Context): Response {
   // A research that failed is the answer to the request, not a fault of the server.
   const researchOutcome = ['STEP_FAILED', 'STEP_ATTEMPTS_EXCEEDED', 'CLAIM_LIMIT'].includes(known.code);
   if (status >= 500 && !researchOutcome)
-    console.error(`quarry serve: ${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
+    log(`quarry serve: ${c.req.method} ${new URL(c.req.url).pathname} failed`, error);
   if (status === 401) {
     // RFC 6750; an MCP client also learns where the resource's metadata is (RFC 9728).
     const { origin, pathname } = new URL(c.req.url);

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { QUARRY_VERSION } from '../config/version.ts';
+import type { ActivationStatus } from '../engine/activation.ts';
 import type { Runner } from '../engine/runner.ts';
 import { onOperation } from '../shared/operations.ts';
 import type { Store } from '../store/store.ts';
@@ -11,6 +12,11 @@ import type { Store } from '../store/store.ts';
  * own process metrics; and what this process did since it started (runs, steps, tokens, lease
  * claims, store retries, how late events reached their streams), from `shared/operations.ts`.
  * Counts only: no session, user or document text.
+ *
+ * A scrape never waits on the store for long: when the store gives no answer within
+ * `STORE_READ_MS` (a database outage, where the store's own retries would take many seconds), the
+ * series read from it are left out and `quarry_store_reachable` is 0; everything this process knows
+ * by itself is still there.
  */
 export interface ServerMetrics {
   registry: Registry;
@@ -18,8 +24,61 @@ export interface ServerMetrics {
   streamOpened(): () => void;
 }
 
+/** How long a scrape waits for the store's counts before it answers without them. */
+export const STORE_READ_MS = 500;
+
+/** Every way an activation ends, so each `quarry_runs_ended_total` series exists from zero. */
+const RUN_END_STATUSES = [
+  'completed',
+  'waiting',
+  'queued',
+  'interrupted',
+  'failed',
+  'lease-lost',
+  'unrecorded',
+] as const satisfies readonly ActivationStatus[];
+// A status added to ActivationStatus and not listed above does not compile.
+const everyStatusListed: [Exclude<ActivationStatus, (typeof RUN_END_STATUSES)[number]>] extends [never] ? true : false =
+  true;
+void everyStatusListed;
+
+/**
+ * The store's session counts for this scrape, or null when it does not answer within
+ * `STORE_READ_MS`. One read at a time: a scrape during an outage waits on the read already under
+ * way rather than piling up another.
+ */
+function storeCounts(store: Store): () => Promise<Record<string, number> | null> {
+  let reading: Promise<Record<string, number> | null> | null = null;
+  return async () => {
+    reading ??= store.countSessionsByStatus().then(
+      (counts) => counts,
+      () => null,
+    );
+    const read = reading;
+    void read.finally(() => {
+      if (reading === read) reading = null;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), STORE_READ_MS);
+    });
+    try {
+      return await Promise.race([read, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
 export function serverMetrics(dependencies: { store: Store; runner?: Runner }): ServerMetrics {
   const registry = new Registry();
+  const counts = storeCounts(dependencies.store);
+  // Both store gauges of one scrape share its read.
+  let scrapeRead: Promise<Record<string, number> | null> | null = null;
+  const readOnce = () => {
+    scrapeRead ??= counts().finally(() => setImmediate(() => (scrapeRead = null)));
+    return scrapeRead;
+  };
   // Node's process metrics under their usual names (process_*, nodejs_*), as dashboards expect them.
   collectDefaultMetrics({ register: registry });
   new Gauge({
@@ -34,8 +93,18 @@ export function serverMetrics(dependencies: { store: Store; runner?: Runner }): 
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      const counts = await dependencies.store.countSessionsByStatus();
-      for (const [status, count] of Object.entries(counts)) this.set({ status }, count);
+      const read = await readOnce();
+      // Left out when the store did not answer: an old count presented as current would mislead.
+      this.reset();
+      for (const [status, count] of Object.entries(read ?? {})) this.set({ status }, count);
+    },
+  });
+  new Gauge({
+    name: 'quarry_store_reachable',
+    help: `1 when the store answered this scrape's read within ${STORE_READ_MS} ms, 0 when it did not (quarry_sessions is then left out).`,
+    registers: [registry],
+    async collect() {
+      this.set((await readOnce()) === null ? 0 : 1);
     },
   });
   const { runner } = dependencies;
@@ -108,6 +177,11 @@ export function serverMetrics(dependencies: { store: Store; runner?: Runner }): 
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // Every series a query names exists from zero: `increase()` over a series that first appears at 1
+  // reads 0, so the first takeover would never show.
+  for (const status of RUN_END_STATUSES) runsEnded.inc({ status }, 0);
+  for (const takeover of ['true', 'false']) claims.inc({ takeover }, 0);
+  for (const code of ['STORE_BUSY', 'STORE_UNAVAILABLE']) storeRetries.inc({ code }, 0);
   onOperation((signal) => {
     switch (signal.type) {
       case 'run-start':

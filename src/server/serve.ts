@@ -94,6 +94,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       authThrottle: new AuthThrottle(),
       printer,
       heartbeatSeconds: options.heartbeatSeconds,
+      log: options.log,
     },
     { webRoot: options.webRoot },
   );

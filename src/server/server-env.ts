@@ -1,3 +1,4 @@
+import type { Log } from '../config/log.ts';
 import type { QuarryConfig } from '../config/quarry-config.ts';
 import type { Runner } from '../engine/runner.ts';
 import type { WorkflowRegistry } from '../engine/workflow.ts';
@@ -41,6 +42,8 @@ export interface ServerDependencies {
   authThrottle: AuthThrottle;
   /** The one PDF printer of the server (a reused browser, bounded); absent: each export prints once. */
   printer?: PdfPrinter;
+  /** Where the server's own lines go (a failed request's error): the process log, JSON when it is. Default: standard error. */
+  log?: Log;
 }
 
 /** Hono's typed context: each request carries the service context of its user. */

@@ -152,4 +152,44 @@ describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent netw
     const code = await exitOrHang(serve);
     expect(code, serve.output()).toBe(0);
   });
+
+  it('keeps /metrics answering and every log line JSON while the database is silent', {
+    timeout: within(120_000),
+  }, async () => {
+    env = { ...env, QUARRY_LOG_FORMAT: 'json' };
+    const serve = quarry(['serve', '--port', '0', '--docs', join(home, 'docs')]);
+    await eventually(() => /listening on (http:\/\/[^\s"]+)/.test(serve.output()), 30_000);
+    const url = /listening on (http:\/\/[^\s"]+)/.exec(serve.output())![1]!;
+    const scrape = async () => {
+      const started = performance.now();
+      const response = await fetch(`${url}/metrics`);
+      return { status: response.status, text: await response.text(), ms: performance.now() - started };
+    };
+    const before = await scrape();
+    expect(before.text).toMatch(/^quarry_store_reachable 1$/m);
+    expect(before.text).toMatch(/^quarry_sessions\{/m);
+
+    proxy.blackhole();
+    // A request that needs the store fails in the meantime, and is logged.
+    const failing = fetch(`${url}/api/sessions`).then((response) => response.status);
+    for (let scrapes = 0; scrapes < 3; scrapes++) {
+      const during = await scrape();
+      expect(during.status).toBe(200);
+      expect(during.ms).toBeLessThan(within(1_000));
+      expect(during.text).toMatch(/^quarry_store_reachable 0$/m);
+      // What the store would say is left out; what the process knows by itself is there.
+      expect(during.text).not.toMatch(/^quarry_sessions\{/m);
+      expect(during.text).toMatch(/^quarry_runner_concurrency \d+$/m);
+      expect(during.text).toMatch(/^process_cpu_seconds_total /m);
+    }
+    expect(await failing).toBe(503);
+
+    proxy.heal();
+    await eventually(async () => /^quarry_store_reachable 1$/m.test((await scrape()).text), 30_000);
+    serve.child.kill('SIGTERM');
+    expect(await exitOrHang(serve), serve.output()).toBe(0);
+    const lines = serve.output().split('\n').filter((line) => line.trim());
+    expect(lines.some((line) => line.includes('GET /api/sessions failed'))).toBe(true);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+  });
 });

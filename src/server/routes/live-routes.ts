@@ -76,7 +76,7 @@ export function liveStream(
     try {
       await pump(stream, controller.signal);
     } catch (error) {
-      if (!isQuarryError(error)) console.error(`quarry serve: ${label} failed`, error);
+      if (!isQuarryError(error)) (dependencies.log ?? console.error)(`quarry serve: ${label} failed`, error);
       await stream.writeSSE({ event: 'error', data: JSON.stringify(toErrorInfo(error)) }).catch(() => undefined);
     } finally {
       clearInterval(heartbeat);

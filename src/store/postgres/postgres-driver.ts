@@ -1,4 +1,4 @@
-import type { Client, ClientBase, Pool, PoolClient } from 'pg';
+import type { Client, ClientBase, Pool, PoolClient, QueryConfig } from 'pg';
 import pg from 'pg';
 import { type Clock, systemClock } from '../../shared/clock.ts';
 import { raceAbort } from '../../shared/concurrency.ts';
@@ -21,6 +21,19 @@ export interface PostgresDriverOptions {
 }
 
 const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000];
+/**
+ * How long one statement may go unanswered before its connection is given up: a server behind a
+ * silent network (no reset, no error) would otherwise hold a request, and the client waiting on it,
+ * until TCP gave up hours later. Long enough for any statement Quarry sends outside a migration.
+ */
+const STATEMENT_WAIT_MS = 30_000;
+/** A migration's statements (an index built over a large corpus, waiting for another process's migration) may take long. */
+const MIGRATION_WAIT_MS = 30 * 60_000;
+/** pg's message when `query_timeout` passed. */
+const QUERY_TIMED_OUT = 'Query read timeout';
+
+const timedOut = (error: unknown) => error instanceof Error && error.message === QUERY_TIMED_OUT;
+
 /** How long `close` waits for the server to see its connections off before cutting them. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -141,7 +154,7 @@ export function redactConnectionString(url: string): string {
 
 /** Failures of the connection itself (no SQLSTATE): a restarted or unreachable server. */
 const lostConnection =
-  /Connection terminated|connection error|not queryable|socket hang up|read ECONNRESET|write EPIPE|timeout exceeded when trying to connect/i;
+  /Connection terminated|connection error|not queryable|socket hang up|read ECONNRESET|write EPIPE|timeout exceeded when trying to connect|Query read timeout/i;
 
 function mapPostgresError(error: unknown, location: string): unknown {
   if (error instanceof QuarryError) return error;
@@ -187,6 +200,11 @@ function mapPostgresError(error: unknown, location: string): unknown {
   return error;
 }
 
+/** A transaction's executor, with a way to run a migration's statements without the usual wait. */
+interface PostgresExecutor extends SqlExecutor {
+  queryLong(text: string, values?: readonly unknown[]): Promise<void>;
+}
+
 export class PostgresDriver implements SqlDriver {
   readonly dialect = dialect;
   readonly fullText = fullText;
@@ -230,8 +248,10 @@ export class PostgresDriver implements SqlDriver {
         }
       },
       max: options.maxConnections ?? 10,
-      // An unreachable server fails a query in ten seconds instead of holding it forever.
+      // An unreachable server fails a query in ten seconds instead of holding it forever, and one
+      // that stops answering fails its statement in STATEMENT_WAIT_MS.
       connectionTimeoutMillis: 10_000,
+      query_timeout: STATEMENT_WAIT_MS,
       types,
       // Plans priced for data in memory, as a store's working set is: with the default cost of a
       // random page (4, a disk seek), the planner reads a corpus's whole table when a search's words
@@ -282,8 +302,9 @@ export class PostgresDriver implements SqlDriver {
       } catch (error) {
         failed = !(error as { code?: string }).code;
         const mapped = mapPostgresError(error, this.location);
-        // A read can be sent again; a write whose reply was lost may have landed, so the caller decides.
-        throw readOnly && isRetryable(mapped) ? new NotSent(mapped) : mapped;
+        // A read can be sent again; a write whose reply was lost may have landed, so the caller
+        // decides. A statement that went unanswered is not sent again here: it would wait as long.
+        throw readOnly && isRetryable(mapped) && !timedOut(error) ? new NotSent(mapped) : mapped;
       } finally {
         client.release(failed || this.broken.has(client));
       }
@@ -359,10 +380,15 @@ export class PostgresDriver implements SqlDriver {
     // broken by the pool's listener; the next query fails instead.
     let broken = false;
     const pending: Array<[string, string]> = [];
-    const tx: SqlExecutor = {
+    const tx: PostgresExecutor = {
       query: async <R>(sql: string, params: readonly unknown[] = []) => {
         const result = await client.query(toPostgresPlaceholders(sql), params as unknown[]);
         return result.rows as R[];
+      },
+      queryLong: async (text, values = []) => {
+        // pg reads a statement's own `query_timeout` before the connection's (its types omit it).
+        const statement = { text, values: values as unknown[], query_timeout: MIGRATION_WAIT_MS };
+        await client.query(statement as QueryConfig);
       },
       notify: (channel, payload) => void pending.push([channel, payload]),
     };
@@ -377,14 +403,18 @@ export class PostgresDriver implements SqlDriver {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
+      // A statement that went unanswered still holds the connection: it is dropped (the server rolls
+      // back once it notices), never asked to roll back behind it.
+      if (timedOut(error)) broken = true;
+      else
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
       // A database error before COMMIT rolled everything back: safe to run again. The transaction's
       // own refusals (Quarry errors, some retryable for their caller, such as a limit) are final here.
       if (isQuarryError(error)) throw error;
       const mapped = mapPostgresError(error, this.location);
-      throw !committing && isRetryable(mapped) ? new NotSent(mapped) : mapped;
+      throw !committing && isRetryable(mapped) && !timedOut(error) ? new NotSent(mapped) : mapped;
     } finally {
       client.release(broken || this.broken.has(client));
     }
@@ -392,13 +422,15 @@ export class PostgresDriver implements SqlDriver {
 
   async execScript(tx: SqlExecutor, script: string): Promise<void> {
     // Scripts have no placeholders; the simple query protocol runs several statements at once.
-    await tx.query(script);
+    await (tx as PostgresExecutor).queryLong(script);
   }
 
   async lockForMigration(tx: SqlExecutor): Promise<void> {
     // Keyed by the schema's name (current_schema() is null until the schema exists), then the schema
     // is created under the lock, so two processes opening a new store never race to create it.
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext(?))', [`quarry-migrations-${this.schema}`]);
+    await (tx as PostgresExecutor).queryLong('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `quarry-migrations-${this.schema}`,
+    ]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
   }
 
