@@ -77,7 +77,11 @@ async function findByHistory(context: ServiceContext, incoming: ChatTurn[]): Pro
  * not ended (a client that lost its connection and sends again). Once the run has ended, the same
  * message is a new research.
  */
-async function findRunningTwin(context: ServiceContext, question: string, instruction: string): Promise<Session | null> {
+async function findRunningTwin(
+  context: ServiceContext,
+  question: string,
+  instruction: string,
+): Promise<Session | null> {
   const page = await context.store.listSessions({ search: question.slice(0, 200), limit: 50 });
   for (const session of page.sessions) {
     if (session.question !== question || !['running', 'queued'].includes(session.status)) continue;

@@ -188,7 +188,10 @@ describe.skipIf(postgresSkipReason() !== null)('quarry run through a silent netw
     await eventually(async () => /^quarry_store_reachable 1$/m.test((await scrape()).text), 30_000);
     serve.child.kill('SIGTERM');
     expect(await exitOrHang(serve), serve.output()).toBe(0);
-    const lines = serve.output().split('\n').filter((line) => line.trim());
+    const lines = serve
+      .output()
+      .split('\n')
+      .filter((line) => line.trim());
     expect(lines.some((line) => line.includes('GET /api/sessions failed'))).toBe(true);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
   });
