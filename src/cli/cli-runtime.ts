@@ -4,6 +4,7 @@ import { resolveConfig } from '../config/quarry-config.ts';
 import { type LocalContext, localServiceContext } from '../service/local-context.ts';
 import { localQueryContext } from '../service/local-query-context.ts';
 import type { ServiceContext } from '../service/service-context.ts';
+import { userNamed } from '../service/users.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ProgressMode } from './progress.ts';
@@ -21,6 +22,8 @@ export type CliRunContext = LocalContext & { admin: Store };
 export class CliRuntime {
   json = false;
   db: string | undefined;
+  /** `--as <user>`: the user whose sessions commands act on (default: the local user). */
+  actAs: string | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private resolved: QuarryConfig | null = null;
   private store: Store | null = null;
@@ -46,7 +49,7 @@ export class CliRuntime {
     if (this.context) return this.context;
     const config = await this.config(flags);
     const store = await this.openStore(config);
-    this.context = { ...localQueryContext(store, config), admin: store };
+    this.context = { ...localQueryContext(store, config, { ownerId: await this.ownerId(store) }), admin: store };
     return this.context;
   }
 
@@ -60,9 +63,17 @@ export class CliRuntime {
       this.stopTelemetry ??= await startTelemetry('quarry', this.env);
     }
     const store = await this.openStore(config);
-    const context = { ...localServiceContext(store, config, { workerId: `cli:${process.pid}` }), admin: store };
+    const context = {
+      ...localServiceContext(store, config, { workerId: `cli:${process.pid}`, ownerId: await this.ownerId(store) }),
+      admin: store,
+    };
     this.context = context;
     return context;
+  }
+
+  /** The owner commands act for: the user `--as` names, else the local user (undefined). */
+  private async ownerId(store: Store): Promise<string | undefined> {
+    return this.actAs === undefined ? undefined : (await userNamed(store, this.actAs)).id;
   }
 
   private async openStore(config: QuarryConfig): Promise<Store> {

@@ -62,13 +62,15 @@ export function buildProgram(runtime: CliRuntime, setExitCode: (code: number) =>
     .version(QUARRY_VERSION)
     .option('--db <path|postgres-url>', 'the store (overrides QUARRY_DB)')
     .option('--json', 'machine-readable output, one JSON object per line')
+    .option('--as <user>', "act as this user of the store (their sessions), not the local user's")
     .addHelpText('after', environmentHelp)
     .showHelpAfterError()
     .exitOverride()
     .hook('preAction', (command) => {
-      const options = command.opts<{ db?: string; json?: boolean }>();
+      const options = command.opts<{ db?: string; json?: boolean; as?: string }>();
       runtime.db = options.db;
       runtime.json = options.json ?? false;
+      runtime.actAs = options.as;
     });
   for (const register of registrations) register(program, runtime, setExitCode);
   return program;

@@ -192,7 +192,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   const streams = limitStreams(dependencies.config.server.limits.streams, metrics.streamOpened);
   for (const path of ['/api/*', '/v1/*', '/mcp']) app.use(path, authenticate(dependencies), streams);
   const api = app
-    .route('/api/auth', accountRoutes())
+    .route('/api/auth', accountRoutes(dependencies))
     .route('/api/capabilities', capabilityRoutes(dependencies))
     // The live routes first: `/feed` must not be read as a session id.
     .route('/api/sessions', liveRoutes(dependencies))

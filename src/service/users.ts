@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { QuarryError } from '../shared/errors.ts';
 import type { Accounts, ApiToken, User } from '../store/store.ts';
+import { LOCAL_OWNER } from './service-context.ts';
 import { parseDuration } from './session-queries.ts';
 
 /**
@@ -21,7 +22,8 @@ export interface TokenOptions {
   label?: string;
 }
 
-async function userNamed(store: Accounts, name: string): Promise<User> {
+/** The user called `name`; `USER_NOT_FOUND` naming how to list them when there is none. */
+export async function userNamed(store: Accounts, name: string): Promise<User> {
   const user = (await store.listUsers()).find((each) => each.name === name);
   if (!user) {
     throw new QuarryError('USER_NOT_FOUND', `No user named "${name}". List them with: quarry users ls.`, {
@@ -52,6 +54,19 @@ export async function addUser(
   const user = await store.createUser({ name: request.name });
   const token = await addToken(store, { ...request, label: request.label ?? 'created with the user' });
   return { user, ...token };
+}
+
+/**
+ * Hands every session of the local user (made while the store had no users, on the command line or
+ * a loopback server) to the user called `name`: once a store has users, a server shows the local
+ * user's sessions to no one.
+ */
+export async function adoptLocalSessions(
+  store: Accounts,
+  name: string,
+): Promise<{ user: User; adopted: number; kept: number }> {
+  const user = await userNamed(store, name);
+  return { user, ...(await store.adoptSessions({ fromOwnerId: LOCAL_OWNER, toUserId: user.id })) };
 }
 
 export function listUsers(store: Accounts): Promise<User[]> {

@@ -828,6 +828,12 @@ export interface Accounts {
   /** Removes the user and their tokens (not their sessions). */
   deleteUser(userId: string): Promise<void>;
   /**
+   * Hands every session of `fromOwnerId` (the local user's, made before sign-in was required) to the
+   * user `toUserId`, in one transaction; a session whose external id that user already uses stays
+   * (`kept`). `USER_NOT_FOUND` when there is no such user.
+   */
+  adoptSessions(input: { fromOwnerId: string; toUserId: string }): Promise<{ adopted: number; kept: number }>;
+  /**
    * Stores a token's hash (never the token), with an optional expiry (ms since the epoch) and the
    * token it was minted from (`parentId`: it must exist, belong to the same user and have no parent
    * itself, else `TOKEN_NOT_FOUND`; it cannot outlive it either: its expiry is capped at the parent's).

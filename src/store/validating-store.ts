@@ -295,6 +295,7 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
     }),
   ],
   deleteUser: [id()],
+  adoptSessions: [z.object({ fromOwnerId: id(), toUserId: id() })],
   addApiToken: [
     z.object({
       userId: id(),

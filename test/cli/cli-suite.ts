@@ -172,6 +172,37 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       expect(quarry(['users', 'token', 'ls']).stdout).not.toContain('alice');
     });
 
+    it('hands the local user’s sessions to the first user when told, says so when not, and acts as a user with --as (issue 46)', () => {
+      const id = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs]));
+      const added = quarry(['users', 'add', 'bob']);
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stdout).toContain('This store has 1 session of the local user');
+      expect(added.stdout).toContain('quarry users adopt bob');
+      // Still the local user's, so still listed here.
+      expect(quarry(['--json', 'ls']).stdout).toContain(id);
+
+      const adopted = quarry(['users', 'adopt', 'bob']);
+      expect(adopted.code, adopted.stderr).toBe(0);
+      expect(adopted.stdout).toContain('Handed 1 session of the local user to bob');
+      expect(quarry(['--json', 'ls']).stdout).not.toContain(id);
+      expect(quarry(['--json', '--as', 'bob', 'ls']).stdout).toContain(id);
+      const shown = quarry(['--as', 'bob', 'show', id.slice(0, 8)]);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain(QUESTION);
+      const nobody = quarry(['--as', 'nobody', 'ls']);
+      expect(nobody.code).not.toBe(0);
+      expect(nobody.stderr).toContain('No user named "nobody"');
+
+      // At creation: a new local session goes straight to the new user.
+      const second = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs]));
+      const carol = JSON.parse(quarry(['--json', 'users', 'add', 'carol', '--adopt-local']).stdout) as {
+        adopted: number;
+        localSessions: number;
+      };
+      expect(carol).toMatchObject({ adopted: 1, localSessions: 0 });
+      expect(quarry(['--json', '--as', 'carol', 'ls']).stdout).toContain(second);
+    });
+
     it('resumes at once after the process running it was killed, and stops a dead process’s session', async () => {
       const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
       try {

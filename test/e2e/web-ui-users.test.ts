@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
-import type { TestDatabase } from '../../src/store/conformance/harness.ts';
+import { createTestSession, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { axeViolations } from '../support/axe.ts';
 import { within } from '../support/bounds.ts';
@@ -31,6 +31,8 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
   let browser: BrowserContext;
   let page: Page;
   let docs: string;
+  /** Sessions made before the server had users: the local user's. */
+  const earlier: string[] = [];
   const shot = (name: string, on: Page = page) =>
     on.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
   const api = async (path: string, init: RequestInit = {}) => {
@@ -46,6 +48,8 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
     database = await sqliteHarness.create();
     docs = mkdtempSync(join(tmpdir(), 'quarry-ui-users-'));
     cpSync(join(root, 'test', 'fixtures', 'corpus'), docs, { recursive: true });
+    for (const question of ['An earlier question about tides?', 'Another one, from before accounts?'])
+      earlier.push((await createTestSession(database.store, { ownerId: 'local', question, title: question })).id);
     const alice = await database.store.createUser({ name: 'alice' });
     await database.store.addApiToken({ userId: alice.id, tokenHash: createHash('sha256').update(TOKEN).digest('hex') });
     server = await startServer({
@@ -188,5 +192,30 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
     expect((await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
       200,
     );
+  });
+
+  it('says where the sessions made before accounts went, until they are handed over (issue 46)', {
+    timeout: within(60_000),
+  }, async () => {
+    await page.goto(server.url);
+    await page.getByLabel('API token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const notice = page.getByRole('region', { name: 'Earlier sessions' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('2 earlier sessions were made on this server before it had accounts');
+    expect(await notice.textContent()).toContain('quarry users adopt alice');
+    expect(await axeViolations(page)).toEqual([]);
+    // Not the reader's yet: its address says there is no such session.
+    await page.goto(`${server.url}/sessions/${earlier[0]}`);
+    await page.getByRole('alert').waitFor();
+
+    const alice = (await database.store.listUsers()).find((user) => user.name === 'alice')!;
+    expect(await database.store.adoptSessions({ fromOwnerId: 'local', toUserId: alice.id })).toEqual({
+      adopted: 2,
+      kept: 0,
+    });
+    await page.reload();
+    await expect.poll(() => page.locator('input.title').inputValue()).toBe('An earlier question about tides?');
+    expect(await page.getByRole('region', { name: 'Earlier sessions' }).count()).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError, api, type Who } from './api-client.ts';
 import { ConnectionBanner } from './components/ConnectionBanner.tsx';
+import { LocalSessionsNotice } from './components/LocalSessionsNotice.tsx';
 import { NewResearch } from './components/NewResearch.tsx';
 import { SessionPage } from './components/SessionPage.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
@@ -113,6 +114,7 @@ export function App() {
         <button type="button" className="scrim" aria-label="Close sessions" onClick={() => setDrawer(false)} />
       )}
       <main className="main" id="content" tabIndex={-1}>
+        <LocalSessionsNotice who={who} />
         {sessionId ? (
           <SessionPage key={sessionId} sessionId={sessionId} navigate={navigate} online={connection.online} />
         ) : (

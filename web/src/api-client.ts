@@ -27,6 +27,8 @@ export type Citation = CitationWire;
 export interface Who {
   user: { id: string; name: string } | null;
   auth: 'local' | 'tokens';
+  /** Sessions of the server's local user (made before it had users), which no one signed in sees. */
+  localSessions?: number;
 }
 
 export class ApiError extends Error {

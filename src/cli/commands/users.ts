@@ -1,9 +1,34 @@
 import type { Command } from 'commander';
-import { addToken, addUser, listTokens, listUsers, removeUser, revokeToken } from '../../service/users.ts';
+import { LOCAL_OWNER } from '../../service/service-context.ts';
+import {
+  addToken,
+  addUser,
+  adoptLocalSessions,
+  listTokens,
+  listUsers,
+  removeUser,
+  revokeToken,
+} from '../../service/users.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 
 const when = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
+
+function adoptedLine({ user, adopted, kept }: { user: { name: string }; adopted: number; kept: number }): string {
+  const keptNote = kept
+    ? ` ${kept} stay with the local user: ${user.name} already has sessions with their external ids.`
+    : '';
+  return `Handed ${adopted} session${adopted === 1 ? '' : 's'} of the local user to ${user.name}: they see them in the web UI and the API; here, with quarry --as ${user.name} ls.${keptNote}`;
+}
+
+function localSessionsNote(count: number, name: string): string {
+  return [
+    ``,
+    `This store has ${count} session${count === 1 ? '' : 's'} of the local user (made before it had users). Now that it has a user,`,
+    `quarry serve asks for sign-in even on loopback, and shows those sessions to no one; quarry ls still lists them.`,
+    `To hand them to ${name}: quarry users adopt ${name}`,
+  ].join('\n');
+}
 
 /** API users and tokens: tokens are shown once and stored as sha-256 hashes. */
 export function registerUsers(program: Command, runtime: CliRuntime): void {
@@ -13,14 +38,41 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description('add a user and print their first API token (shown once)')
     .argument('<name>', 'user name')
     .option('--expires <duration>', 'the token stops working after this long (30d, 12h…)')
-    .action(async (name: string, options: { expires?: string }) => {
+    .option('--adopt-local', "hand them the local user's sessions (made before the store had users)")
+    .action(async (name: string, options: { expires?: string; adoptLocal?: boolean }) => {
       const { admin } = await runtime.open();
       const { user, token, record } = await addUser(admin, { name, expiresIn: options.expires });
-      if (runtime.json) printJson({ ...user, token, tokenId: record.id, expiresAt: record.expiresAt });
-      else
+      const adopted = options.adoptLocal ? await adoptLocalSessions(admin, name) : null;
+      // Never silently: the first user ends loopback's local mode, and the local user's sessions
+      // are then no one's on the server.
+      const local = await admin.countSessions({ ownerId: LOCAL_OWNER });
+      if (runtime.json)
+        printJson({
+          ...user,
+          token,
+          tokenId: record.id,
+          expiresAt: record.expiresAt,
+          ...(adopted ? { adopted: adopted.adopted } : {}),
+          localSessions: local,
+        });
+      else {
         printLine(
           `Added ${user.name}. Their API token ${record.id} (shown only now; expires ${when(record.expiresAt)}):\n${token}`,
         );
+        if (adopted) printLine(adoptedLine(adopted));
+        else if (local > 0) printLine(localSessionsNote(local, name));
+      }
+    });
+  users
+    .command('adopt')
+    .description("hand the local user's sessions (made before the store had users) to a user")
+    .argument('<name>', 'user name')
+    .action(async (name: string) => {
+      const { admin } = await runtime.open();
+      const adopted = await adoptLocalSessions(admin, name);
+      if (runtime.json)
+        printJson({ type: 'adopted', userId: adopted.user.id, adopted: adopted.adopted, kept: adopted.kept });
+      else printLine(adoptedLine(adopted));
     });
   users
     .command('ls')

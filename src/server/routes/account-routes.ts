@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { LOCAL_OWNER } from '../../service/service-context.ts';
 import { signInBrowser, signOutBrowser } from '../../service/users.ts';
 import { isQuarryError } from '../../shared/errors.ts';
 import { authModeOf, TOKEN_COOKIE } from '../auth.ts';
@@ -12,7 +13,20 @@ const tags = ['account'];
 const whoSchema = z.object({
   user: z.object({ id: z.string(), name: z.string() }).nullable(),
   auth: z.enum(['local', 'tokens']),
+  localSessions: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'Signed in: how many sessions of this server were made before it had users (they belong to the local user, not to anyone signed in; `quarry users adopt <name>` hands them over). Absent when none.',
+    ),
 });
+
+/** Sessions made before the server had users, for a signed-in reader to be told about (never silently hidden). */
+async function localSessions(dependencies: ServerDependencies): Promise<{ localSessions?: number }> {
+  const count = await dependencies.store.countSessions({ ownerId: LOCAL_OWNER });
+  return count > 0 ? { localSessions: count } : {};
+}
 
 const signIn = createRoute({
   method: 'post',
@@ -76,7 +90,10 @@ export function publicAccountRoutes(dependencies: ServerDependencies) {
           new URL(c.req.url).protocol === 'https:' ||
           c.req.header('x-forwarded-proto')?.split(',')[0]?.trim() === 'https',
       });
-      return c.json({ user: { id: user.id, name: user.name }, auth: 'tokens' as const }, 200);
+      return c.json(
+        { user: { id: user.id, name: user.name }, auth: 'tokens' as const, ...(await localSessions(dependencies)) },
+        200,
+      );
     })
     .openapi(signOut, async (c) => {
       const token = getCookie(c, TOKEN_COOKIE);
@@ -87,8 +104,15 @@ export function publicAccountRoutes(dependencies: ServerDependencies) {
 }
 
 /** `GET /api/auth/me`, behind authentication. */
-export function accountRoutes() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError }).openapi(whoAmI, (c) =>
-    c.json({ user: c.get('user'), auth: c.get('auth') }, 200),
+export function accountRoutes(dependencies: ServerDependencies) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError }).openapi(whoAmI, async (c) =>
+    c.json(
+      {
+        user: c.get('user'),
+        auth: c.get('auth'),
+        ...(c.get('auth') === 'tokens' ? await localSessions(dependencies) : {}),
+      },
+      200,
+    ),
   );
 }

@@ -32,10 +32,11 @@ export function uniqueName(prefix: string): string {
 /** A session with a first run, ready to be claimed. */
 export async function createTestSession(
   store: Store,
-  overrides: { ownerId?: string; title?: string; question?: string } = {},
+  overrides: { ownerId?: string; title?: string; question?: string; externalId?: string } = {},
 ) {
   return store.createSession({
     ownerId: overrides.ownerId ?? 'local',
+    ...(overrides.externalId ? { externalId: overrides.externalId } : {}),
     title: overrides.title ?? 'A test session',
     question: overrides.question ?? 'What is being tested?',
     workflow: testWorkflow,

@@ -170,6 +170,22 @@ export function userCases(use: () => TestDatabase): void {
     expect((await store.listApiTokens(ada.id)).map((token) => token.id)).toEqual([other.id]);
   });
 
+  it('hands the local user’s sessions to a user, all at once, keeping those whose external id they use (issue 46)', async () => {
+    const { store } = use();
+    const ada = await store.createUser({ name: 'ada' });
+    const plain = await createTestSession(store, { ownerId: 'local' });
+    const tagged = await createTestSession(store, { ownerId: 'local', externalId: 'chat:1' });
+    const clash = await createTestSession(store, { ownerId: 'local', externalId: 'chat:2' });
+    await createTestSession(store, { ownerId: ada.id, externalId: 'chat:2' });
+    const bobs = await createTestSession(store, { ownerId: 'bob' });
+    expect(await store.adoptSessions({ fromOwnerId: 'local', toUserId: ada.id })).toEqual({ adopted: 2, kept: 1 });
+    for (const session of [plain, tagged]) expect((await store.getSession(session.id)).ownerId).toBe(ada.id);
+    expect((await store.getSession(clash.id)).ownerId).toBe('local');
+    expect((await store.getSession(bobs.id)).ownerId).toBe('bob');
+    expect(await store.adoptSessions({ fromOwnerId: 'local', toUserId: ada.id })).toEqual({ adopted: 0, kept: 1 });
+    await expectCode(store.adoptSessions({ fromOwnerId: 'local', toUserId: 'nobody' }), 'USER_NOT_FOUND');
+  });
+
   it('ends the share links of a user who is removed (issue 44)', async () => {
     const { store } = use();
     const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -78,6 +78,7 @@ import { listSources, upsertSource } from './sources.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import {
   addApiToken,
+  adoptSessions,
   createUser,
   deleteApiToken,
   deleteUser,
@@ -232,6 +233,7 @@ export class SqlStore implements Store {
   createUser = (input: { id?: string; name: string }) => createUser(this.ctx, input);
   listUsers = () => listUsers(this.ctx);
   deleteUser = (userId: string) => deleteUser(this.ctx, userId);
+  adoptSessions = (input: { fromOwnerId: string; toUserId: string }) => adoptSessions(this.ctx, input);
   hasUsers = () => hasUsers(this.ctx);
   addApiToken = (input: {
     userId: string;

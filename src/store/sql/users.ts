@@ -44,6 +44,24 @@ export async function deleteUser(ctx: SqlContext, userId: string): Promise<void>
   });
 }
 
+export async function adoptSessions(
+  ctx: SqlContext,
+  input: { fromOwnerId: string; toUserId: string },
+): Promise<{ adopted: number; kept: number }> {
+  return ctx.driver.transaction(async (tx) => {
+    const user = await tx.query(`SELECT id FROM users WHERE id = ?${ctx.driver.dialect.rowLock}`, [input.toUserId]);
+    if (user.length === 0) throw userNotFound(input.toUserId);
+    // An external id is unique per owner: a session whose id the user already uses cannot join them.
+    const adopted = await tx.query(
+      `UPDATE sessions SET owner_id = ? WHERE owner_id = ? AND (external_id IS NULL OR external_id NOT IN
+         (SELECT external_id FROM sessions WHERE owner_id = ? AND external_id IS NOT NULL)) RETURNING id`,
+      [input.toUserId, input.fromOwnerId, input.toUserId],
+    );
+    const kept = await tx.query('SELECT COUNT(*) AS n FROM sessions WHERE owner_id = ?', [input.fromOwnerId]);
+    return { adopted: adopted.length, kept: Number(kept[0]?.n ?? 0) };
+  });
+}
+
 const toToken = (row: Row): ApiToken => ({
   id: String(row.id),
   userId: String(row.user_id),
