@@ -58,10 +58,13 @@ async function loadContext(ctx: RunContext): Promise<FollowUpContext> {
   });
 }
 
-/** The sources an answer cites, under the session's numbers, listed as the report lists them. */
+/**
+ * The sources an answer cites, each under the number the answer uses. Not a numbered Markdown list:
+ * the answer's numbers skip (it cites [2] and [5]), and every renderer would renumber a list 1, 2.
+ */
 function renderAnswerSources(sources: CitedSource[]): string {
   if (sources.length === 0) return '';
-  return `**Sources**\n\n${sources.map((source) => `${source.number}. ${source.title} — <${displayLocation(source.url)}>`).join('\n')}\n`;
+  return `**Sources**\n\n${sources.map((source) => `- [${source.number}] ${source.title} — <${displayLocation(source.url)}>`).join('\n')}\n`;
 }
 
 /**
@@ -142,6 +145,7 @@ async function answerFromNotes(
       answer,
       notes: [],
       citations: cited,
+      answerCitations: cited,
       flagged,
       claims,
       state: context.state,
@@ -164,7 +168,7 @@ async function answerInConversation(
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
   notes: Note[],
   written: { citations: CitedSource[] },
-): Promise<string> {
+): Promise<{ answer: string; citations?: CitedSource[] }> {
   const citations: CitedSource[] = [...written.citations];
   const numbered = new Set(citations.map((source) => source.url));
   for (const note of citable(notes)) {
@@ -178,7 +182,7 @@ async function answerInConversation(
     conversation: '',
     citations,
   });
-  return ctx.step({ key: stepKeys.followUpAnswerPublish, phase: 'write' }, async () => {
+  const published = await ctx.step({ key: stepKeys.followUpAnswerPublish, phase: 'write' }, async () => {
     const claims = input.analyst.usesModel
       ? settleClaims(checkClaims([{ title: 'Answer', text: draft }], urlByNumber, citable(notes)), new Map(), identity)
       : [];
@@ -198,8 +202,10 @@ async function answerInConversation(
         phase: 'write',
       });
     }
-    return answer;
+    return { answer, citations: cited } as { answer: string; citations?: CitedSource[] } | string;
   });
+  // A run journaled before answers kept their own numbers stored the answer alone.
+  return typeof published === 'string' ? { answer: published } : published;
 }
 
 /**
@@ -262,7 +268,7 @@ export async function runFollowUp(
   const answer = offline ? await answerInConversation(ctx, input, gathered.notes, written) : undefined;
   return {
     ...written,
-    ...(answer ? { answer } : {}),
+    ...(answer ? { answer: answer.answer, ...(answer.citations ? { answerCitations: answer.citations } : {}) } : {}),
     notes: gathered.notes.slice(known),
     queries: gathered.asked.slice(context.asked.length),
     visited: gathered.visited,

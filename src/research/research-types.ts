@@ -124,10 +124,16 @@ export interface CitedSource {
 export interface ResearchOutput {
   /** The report, when this run wrote one (a new version). */
   report?: string;
-  /** The answer of a follow-up answered from what the session already had. */
+  /** The follow-up's answer in the conversation (from what the session had, or beside a new version). */
   answer?: string;
   notes: Note[];
+  /** What the report's `[n]` point to (a run without a report: the answer's). */
   citations: CitedSource[];
+  /**
+   * What the answer's `[n]` point to: its own numbers, which are not the report version's when the
+   * run wrote both (absent in runs recorded before answers kept their own).
+   */
+  answerCitations?: CitedSource[];
   /** Claims that are not supported (kept for reports written before every claim was recorded). */
   flagged: ClaimResult[];
   /** Every claim with its verdict. */

@@ -203,8 +203,14 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
 
   // A read-only share link: the report as its HTML export, for anyone holding the link, no sign-in.
   app.get('/share/:token', async (c) => {
-    const page = await sharedReport(dependencies.store, c.req.param('token')).catch((error: unknown) => {
+    // `?version=n`: one report version of the shared session (each is its own document).
+    const asked = c.req.query('version');
+    const version = asked !== undefined && /^[1-9]\d{0,5}$/.test(asked) ? Number(asked) : undefined;
+    if (asked !== undefined && version === undefined)
+      return c.text('version must be a report version number (1, 2…).', 400, { 'cache-control': 'no-store' });
+    const page = await sharedReport(dependencies.store, c.req.param('token'), version).catch((error: unknown) => {
       if (isQuarryError(error) && error.code === 'CONFLICT') return 'no report' as const;
+      if (isQuarryError(error) && error.code === 'NOT_FOUND') return null;
       throw error;
     });
     const headers = { 'content-security-policy': EXPORT_CONTENT_SECURITY_POLICY, 'cache-control': 'no-store' };

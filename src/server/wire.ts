@@ -66,6 +66,9 @@ export const sessionSummarySchema = z
   })
   .openapi('SessionSummary');
 
+/** A source as a text cites it: `[number]`. */
+const citedSourceSchema = z.object({ number: z.number().int(), url: z.string(), title: z.string() });
+
 export const messageSchema = z
   .object({
     id: z.string(),
@@ -78,6 +81,10 @@ export const messageSchema = z
     reportVersion: z.number().int().optional().openapi({
       description:
         'In a session’s detail: this answer is that report version (`content` is then empty, so a long report is not sent twice; the text is `report.latest` or `GET /api/sessions/:id/reports/{version}`). `GET /api/sessions/:id/messages` always carries the text.',
+    }),
+    citations: z.array(citedSourceSchema).optional().openapi({
+      description:
+        'In a session’s detail, on an answer that is not a report version: what its own `[n]` point to (an answer numbers its sources apart from any report version). `GET /api/sessions/:id/citations/{n}?answer=<message id>` opens one.',
     }),
   })
   .openapi('Message');
@@ -125,9 +132,14 @@ export const reportVersionSchema = z.object({
   version: z.number().int(),
   runId: z.string(),
   createdAt: iso,
+  question: z.string().openapi({
+    description:
+      'What the run that wrote this version set out to answer: the session’s question, or the follow-up question it researched further.',
+  }),
+  kind: z.string().openapi({ description: 'How that run started: `initial`, `follow-up`, `feedback`…' }),
   claims: z.array(claimSchema),
   /** What this version's `[n]` point to; numbers differ between versions. */
-  citations: z.array(z.object({ number: z.number().int(), url: z.string(), title: z.string() })),
+  citations: z.array(citedSourceSchema),
 });
 
 /** One report version with its text. */
@@ -339,7 +351,21 @@ export const citationParams = idParams.extend({
     .max(100_000)
     .openapi({ param: { name: 'number', in: 'path' } }),
 });
-export const citationQuery = z.object({ version: z.coerce.number().int().min(1).max(100_000).optional() });
+export const citationQuery = z.object({
+  version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .optional()
+    .openapi({ description: 'The report version whose `[n]` this is (default: the latest).' }),
+  answer: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: 'The id of the conversation answer whose `[n]` this is (instead of a report version).' }),
+});
 
 export const citationSchema = z
   .object({
@@ -347,13 +373,23 @@ export const citationSchema = z
     url: z.string(),
     title: z.string(),
     location: z.string(),
-    version: z.number().int(),
+    version: z.number().int().nullable().openapi({ description: 'The report version cited (null: an answer).' }),
+    answer: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The conversation answer cited, by message id (null: a report version).' }),
     claims: z.array(z.object({ claim: z.string(), verdict: z.string(), reason: z.string() })),
     passages: z.array(z.object({ before: z.string(), quote: z.string(), after: z.string() })),
   })
   .openapi('Citation');
 
-export const exportQuery = z.object({ format: z.enum(['md', 'html', 'pdf', 'json', 'legacy-json']).default('md') });
+export const exportQuery = z.object({
+  format: z.enum(['md', 'html', 'pdf', 'json', 'legacy-json']).default('md'),
+  version: z.coerce.number().int().min(1).max(100_000).optional().openapi({
+    description:
+      'md, html, pdf: this report version, under its own title (default: the latest, with the conversation).',
+  }),
+});
 /** At most this many sessions followed on one live stream (a browser's open tabs). */
 export const LIVE_WATCH_LIMIT = 50;
 /** `watch=<id>:<after>,…`: the sessions whose events a live stream carries, each from an offset. */

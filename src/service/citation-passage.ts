@@ -1,10 +1,11 @@
 import { displayLocation } from '../research/citations.ts';
 import { locateQuote } from '../research/quotes.ts';
-import type { ResearchOutput, SourceText } from '../research/research-types.ts';
+import type { CitedSource, ClaimResult, ResearchOutput, SourceText } from '../research/research-types.ts';
 import { isStepOf } from '../research/step-keys.ts';
 import { QuarryError } from '../shared/errors.ts';
+import type { Run } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
-import { reportVersions } from './session-queries.ts';
+import { answerCitations, reportVersions } from './session-queries.ts';
 
 /** Characters of the source shown on each side of a quoted passage. */
 const CONTEXT_CHARS = 280;
@@ -16,35 +17,49 @@ export interface CitedPassage {
   after: string;
 }
 
-/** What `[n]` of a report points to: the source, what the report says with it, and where the source says so. */
+/** What `[n]` of a text (a report version, or an answer) points to, and where the source says so. */
 export interface CitationView {
   number: number;
   url: string;
   title: string;
   /** The address as a reader recognizes it (a file path for local documents). */
   location: string;
-  version: number;
-  /** The report's sentences that cite it, with how each fared against its sources. */
+  /** The report version whose `[n]` this is; null for an answer. */
+  version: number | null;
+  /** The conversation answer (its message id) whose `[n]` this is; null for a report version. */
+  answer: string | null;
+  /** The text's sentences that cite it, with how each fared against its sources. */
   claims: { claim: string; verdict: string; reason: string }[];
   /** The source's own words behind the citation, in place (empty when its text was not kept). */
   passages: CitedPassage[];
 }
 
-function citationNotFound(number: number, version: number): QuarryError {
-  return new QuarryError('NOT_FOUND', `Report version ${version} cites no source [${number}].`, {
-    details: { number, version },
-  });
+/** The numbers and claims of the text a citation is read in: a report version, or an answer. */
+interface CitingText {
+  citations: CitedSource[];
+  claims: ClaimResult[];
+  version: number | null;
+  answer: string | null;
+  /** How the text is named in an error ("Report version 2", "This answer"). */
+  name: string;
 }
 
-/**
- * The passage behind one citation of a report version (the latest by default): the cited source,
- * the claims that cite it, and each checked quote of its notes shown in the text that was read.
- */
-export async function citationPassage(
+async function citingText(
   context: ServiceContext,
-  request: { sessionId: string; number: number; version?: number },
-): Promise<CitationView> {
-  const runs = await context.store.listRuns(request.sessionId);
+  request: { sessionId: string; version?: number; answer?: string },
+  runs: Run[],
+): Promise<CitingText> {
+  if (request.answer !== undefined) {
+    const messages = await context.store.listMessages(request.sessionId);
+    const found = answerCitations(messages, runs).get(request.answer);
+    if (!found)
+      throw new QuarryError(
+        'NOT_FOUND',
+        `Session "${request.sessionId}" has no answer "${request.answer}" with citations of its own (a report version's are read with ?version=).`,
+        { details: { answer: request.answer } },
+      );
+    return { ...found, version: null, answer: request.answer, name: 'This answer' };
+  }
   const versions = reportVersions(runs);
   const chosen = request.version === undefined ? versions.at(-1) : versions[request.version - 1];
   if (!chosen)
@@ -52,14 +67,54 @@ export async function citationPassage(
       'NOT_FOUND',
       `Session "${request.sessionId}" has no report version ${request.version ?? ''}.`,
     );
-  const output = runs.find((run) => run.id === chosen.runId)!.output as ResearchOutput;
-  const source = output.citations.find((each) => each.number === request.number);
-  if (!source) throw citationNotFound(request.number, chosen.version);
+  return {
+    citations: chosen.citations,
+    claims: chosen.claims,
+    version: chosen.version,
+    answer: null,
+    name: `Report version ${chosen.version}`,
+  };
+}
+
+/** Where a passage shown around a quote starts: at a word's start, never mid-word. */
+function wordStart(text: string, from: number): number {
+  if (from <= 0) return 0;
+  const space = text.slice(from).search(/\s/);
+  return space < 0 ? from : from + space + 1;
+}
+
+/** Where it ends: after a word, never mid-word. */
+function wordEnd(text: string, to: number): number {
+  if (to >= text.length) return text.length;
+  const space = text.slice(0, to).search(/\s\S*$/);
+  return space < 0 ? to : space;
+}
+
+/**
+ * The passage behind one citation of a text: a report version (the latest by default) or, with
+ * `answer`, an answer of the conversation, each under its own numbers. The cited source, the claims
+ * that cite it, and each checked quote of the session's notes from it, shown in the text that was
+ * read (each once, cut at word boundaries).
+ */
+export async function citationPassage(
+  context: ServiceContext,
+  request: { sessionId: string; number: number; version?: number; answer?: string },
+): Promise<CitationView> {
+  const runs = await context.store.listRuns(request.sessionId);
+  const cited = await citingText(context, request, runs);
+  const source = cited.citations.find((each) => each.number === request.number);
+  if (!source)
+    throw new QuarryError('NOT_FOUND', `${cited.name} cites no source [${request.number}].`, {
+      details: { number: request.number, version: cited.version, answer: cited.answer },
+    });
+  // The notes of every completed run: an answer, or a version researched further, may cite a
+  // source an earlier run read.
+  const notes = runs
+    .filter((run) => run.status === 'completed')
+    .flatMap((run) => (run.output as Partial<ResearchOutput> | null)?.notes ?? []);
   const quotes = [
     ...new Set(
-      output.notes
-        .filter((note) => note.url === source.url && note.verified !== false)
-        .map((note) => note.quote ?? note.text),
+      notes.filter((note) => note.url === source.url && note.verified !== false).map((note) => note.quote ?? note.text),
     ),
   ];
   const texts = (await context.store.listSteps(request.sessionId, { includeSuperseded: true }))
@@ -68,16 +123,20 @@ export async function citationPassage(
     .filter((read) => read?.url === source.url)
     .map((read) => read.text);
   const passages: CitedPassage[] = [];
+  const shown = new Set<string>();
   for (const quote of quotes) {
     for (const text of texts) {
       const place = locateQuote(text, quote);
       if (!place) continue;
-      const from = Math.max(0, place.start - CONTEXT_CHARS);
-      const to = Math.min(text.length, place.end + CONTEXT_CHARS);
+      const key = `${place.start}:${place.end}`;
+      if (shown.has(key)) break;
+      shown.add(key);
+      const from = wordStart(text, Math.max(0, place.start - CONTEXT_CHARS));
+      const to = wordEnd(text, Math.min(text.length, place.end + CONTEXT_CHARS));
       passages.push({
-        before: `${from > 0 ? '…' : ''}${text.slice(from, place.start)}`,
+        before: `${from > 0 ? '…' : ''}${text.slice(Math.min(from, place.start), place.start)}`,
         quote: text.slice(place.start, place.end),
-        after: `${text.slice(place.end, to)}${to < text.length ? '…' : ''}`,
+        after: `${text.slice(place.end, Math.max(to, place.end))}${to < text.length ? '…' : ''}`,
       });
       break;
     }
@@ -87,8 +146,9 @@ export async function citationPassage(
     url: source.url,
     title: source.title,
     location: displayLocation(source.url),
-    version: chosen.version,
-    claims: chosen.claims
+    version: cited.version,
+    answer: cited.answer,
+    claims: cited.claims
       .filter((claim) => claim.citations.includes(source.number))
       .map(({ claim, verdict, reason }) => ({ claim, verdict, reason })),
     passages,

@@ -12,7 +12,7 @@ import { legacySessionSchema, legacyToSnapshot, snapshotToLegacy } from './legac
 import type { PdfPrinter } from './print-pdf.ts';
 import { boundedSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
-import { reportVersions } from './session-queries.ts';
+import { type ReportVersion, reportVersions } from './session-queries.ts';
 import { sessionAdmission } from './user-limits.ts';
 
 export const exportFormats = ['md', 'html', 'pdf', 'json', 'legacy-json'] as const;
@@ -171,7 +171,7 @@ function conversationMarkdown(
 /** The session as a file: the latest report as Markdown or a self-contained HTML page, or everything as JSON. */
 export function exportSession(
   context: ServiceContext,
-  request: { sessionId: string; format: string },
+  request: { sessionId: string; format: string; version?: number },
 ): Promise<ExportedFile> {
   return exportFrom(context.store, request, context.printer);
 }
@@ -181,7 +181,10 @@ export async function exportFrom(
   store: OwnerStore,
   request: {
     sessionId: string;
-    format: string /** For someone other than its owner: no server paths. */;
+    format: string;
+    /** The report version (md, html, pdf); default the latest. */
+    version?: number;
+    /** For someone other than its owner: no server paths. */
     reader?: boolean;
   },
   printer?: PdfPrinter,
@@ -193,7 +196,7 @@ export async function exportFrom(
     Object.entries(step.damage ?? {}).map(([part, what]) => `step ${step.key}: its ${part}: ${what}`),
   );
   const shown = request.reader ? withoutServerPaths(data) : data;
-  return { ...(await render(shown, request.format, { printer, requester: store.ownerId })), damaged };
+  return { ...(await render(shown, request.format, { printer, requester: store.ownerId }, request.version)), damaged };
 }
 
 /**
@@ -223,10 +226,21 @@ function withoutServerPaths(data: SessionSnapshot): SessionSnapshot {
   } as SessionSnapshot;
 }
 
+/**
+ * What a report version is called: the session's title, or for a version researched for a
+ * follow-up question, that question (it answers it, not the session's).
+ */
+export function versionTitle(session: { title: string; question: string }, version: ReportVersion): string {
+  return version.kind === 'follow-up' && version.question && version.question !== session.question
+    ? version.question
+    : session.title;
+}
+
 async function render(
   data: SessionSnapshot,
   format: string,
   pdf: { printer?: PdfPrinter; requester: string },
+  wanted?: number,
 ): Promise<Omit<ExportedFile, 'damaged'>> {
   const name = slug(data.session.title);
   if (format === 'json') {
@@ -250,25 +264,35 @@ async function render(
     };
   }
   const reports = reportVersions(data.runs as never);
-  const newest = reports.at(-1);
+  const chosen = wanted === undefined ? reports.at(-1) : reports[wanted - 1];
+  if (wanted !== undefined && !chosen)
+    throw new QuarryError(
+      'NOT_FOUND',
+      `Session ${data.session.id.slice(0, 8)} has no report version ${wanted} (it has ${reports.length}).`,
+      { details: { sessionId: data.session.id, version: wanted } },
+    );
   // A reader's copy: flagged claims marked where they stand (the report lists them after its sections).
-  const report = newest && markClaims(newest.report, newest.claims);
-  if (!report)
+  const report = chosen && markClaims(chosen.report, chosen.claims);
+  if (!chosen || !report)
     throw new QuarryError(
       'CONFLICT',
       `Session ${data.session.id.slice(0, 8)} has no report yet (it is ${data.session.status}). Export it as json to move it between machines.`,
       { details: { sessionId: data.session.id } },
     );
-  const latest = `${report.trimEnd()}\n${conversationMarkdown(data.messages, reports)}`;
-  if (format === 'md') return { filename: `${name}.md`, contentType: 'text/markdown; charset=utf-8', body: latest };
-  const page = htmlPage(data.session.title, await renderMarkdown(latest));
+  // Each version is its own document, under its own title; the latest carries the conversation.
+  const title = versionTitle(data.session, chosen);
+  const latest = chosen === reports.at(-1);
+  const file = `${slug(title)}${reports.length > 1 ? `-v${chosen.version}` : ''}`;
+  const text = `${report.trimEnd()}\n${latest ? conversationMarkdown(data.messages, reports) : ''}`;
+  if (format === 'md') return { filename: `${file}.md`, contentType: 'text/markdown; charset=utf-8', body: text };
+  const page = htmlPage(title, await renderMarkdown(text));
   if (format === 'pdf') {
     const { printPdf } = await import('./print-pdf.ts');
     const body = pdf.printer ? await pdf.printer.print(page, pdf.requester) : await printPdf(page);
-    return { filename: `${name}.pdf`, contentType: 'application/pdf', body };
+    return { filename: `${file}.pdf`, contentType: 'application/pdf', body };
   }
   return {
-    filename: `${name}.html`,
+    filename: `${file}.html`,
     contentType: 'text/html; charset=utf-8',
     body: page,
     contentSecurityPolicy: EXPORT_CONTENT_SECURITY_POLICY,

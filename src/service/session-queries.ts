@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { computeResumePoint, type ResumePoint } from '../engine/resume-point.ts';
 import { type Ledger, ledgerOf } from '../research/ledger.ts';
 import { readResearchState } from '../research/research-state.ts';
@@ -38,6 +39,10 @@ export interface ReportVersion {
   runId: string;
   runNumber: number;
   createdAt: number;
+  /** What the run that wrote it set out to answer: the session's question, or a follow-up's. */
+  question: string;
+  /** How that run started: `initial`, `follow-up`, `feedback` (an outline or report revised)… */
+  kind: string;
   report: string;
   /** Every claim of the report with its verdict against its sources. */
   claims: ClaimResult[];
@@ -52,6 +57,8 @@ export interface SessionView {
   runs: Run[];
   /** Reports written by completed runs, oldest first; the last is the latest. */
   reports: ReportVersion[];
+  /** The conversation's answers that are not report versions, by message id, with their own citations. */
+  answers: Map<string, AnswerCitations>;
   sources: Source[];
   /** The request the session waits on (an outline to review), when waiting. */
   pendingInput: { key: string; payload: unknown } | null;
@@ -74,6 +81,8 @@ export function reportVersions(runs: Run[]): ReportVersion[] {
       runId: run.id,
       runNumber: run.number,
       createdAt: run.endedAt ?? run.createdAt,
+      question: questionOf(run),
+      kind: run.kind,
       report: (run.output as ResearchOutput).report!,
       claims: (run.output as ResearchOutput).claims ?? (run.output as ResearchOutput).flagged ?? [],
       citations: ((run.output as ResearchOutput).citations ?? []).map(({ number, url, title }) => ({
@@ -82,6 +91,58 @@ export function reportVersions(runs: Run[]): ReportVersion[] {
         title,
       })),
     }));
+}
+
+/** The question a run set out to answer, as its input recorded it ('' when it recorded none). */
+function questionOf(run: Run): string {
+  const question = (run.input as { question?: unknown } | null)?.question;
+  return typeof question === 'string' ? question : '';
+}
+
+/** What an answer in the conversation cites, under its own numbers, and its claims as checked. */
+export interface AnswerCitations {
+  citations: CitedSource[];
+  claims: ClaimResult[];
+}
+
+/**
+ * The answers of the conversation that are not report versions, by message id, each with its own
+ * citation map: a run that wrote only an answer numbered its sources for it (`citations`); one that
+ * wrote a report version and an answer beside it keeps the answer's apart (`answerCitations`). An
+ * answer recorded before that (no map kept) is read back from its own source list, never resolved
+ * against another text's numbers.
+ */
+export function answerCitations(messages: readonly Message[], runs: readonly Run[]): Map<string, AnswerCitations> {
+  const runsById = new Map(runs.map((run) => [run.id, run]));
+  const answers = new Map<string, AnswerCitations>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || !message.runId) continue;
+    const output = runsById.get(message.runId)?.output as Partial<ResearchOutput> | undefined;
+    if (typeof output?.answer !== 'string' || output.answer !== message.content) continue;
+    const answerOnly = typeof output.report !== 'string';
+    answers.set(message.id, {
+      citations: (
+        output.answerCitations ??
+        (answerOnly ? output.citations : undefined) ??
+        listedCitations(message.content)
+      ).map(({ number, url, title }) => ({ number, url, title })),
+      claims: answerOnly ? (output.claims ?? output.flagged ?? []) : [],
+    });
+  }
+  return answers;
+}
+
+/** The sources an answer lists after its text (`- [5] Title — <where>`, or an older `5. Title — <where>`). */
+function listedCitations(answer: string): CitedSource[] {
+  const list = answer.split(/^\*\*Sources\*\*\s*$/m)[1] ?? '';
+  return [...list.matchAll(/^(?:- \[(\d+)\]|(\d+)\.) (.+) — <(.+)>$/gm)].map((match) => {
+    const where = match[4]!;
+    return {
+      number: Number(match[1] ?? match[2]),
+      title: match[3]!,
+      url: where.startsWith('/') ? pathToFileURL(where).href : where,
+    };
+  });
 }
 
 /** One report version of a session, with its text; `NOT_FOUND` when the session has no such version. */
@@ -124,6 +185,7 @@ export async function showSession(context: ServiceContext, sessionId: string): P
     messages,
     runs,
     reports: reportVersions(runs),
+    answers: answerCitations(messages, runs),
     sources,
     pendingInput: waiting ? { key: waiting.key, payload: waiting.input ?? null } : null,
     forks,

@@ -35,10 +35,18 @@ export function sharedSince(context: ServiceContext, sessionId: string): Promise
   return context.store.shareLinkOf(sessionId);
 }
 
-/** The shared report as a page, or null when no session is shared under this token. */
-export async function sharedReport(store: Store, token: string): Promise<ExportedFile | null> {
+/**
+ * The shared report as a page (the latest version, or the one asked for), or null when no session
+ * is shared under this token.
+ */
+export async function sharedReport(store: Store, token: string, version?: number): Promise<ExportedFile | null> {
   if (!/^qsh_[\w-]{32}$/.test(token)) return null;
   const shared = await store.findSharedSession(hashOf(token));
   if (!shared) return null;
-  return exportFrom(ownerStore(store, shared.ownerId), { sessionId: shared.sessionId, format: 'html', reader: true });
+  return exportFrom(ownerStore(store, shared.ownerId), {
+    sessionId: shared.sessionId,
+    format: 'html',
+    version,
+    reader: true,
+  });
 }

@@ -554,9 +554,17 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await startResearch('How do tidal barrages hold back the sea?');
     await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
     const id = /\/sessions\/([^/]+)$/.exec(page.url())?.[1];
-    // A follow-up the notes do not cover is researched further, into report version 2.
     const question = page.getByLabel('Follow-up question');
+    // A follow-up the notes cover is answered from them, citing by the numbers of version 1 then.
     await expect.poll(() => question.isEnabled(), { timeout: within(10_000) }).toBe(true);
+    await question.fill('How do tidal barrages hold back the sea at high tide?');
+    await question.press('Enter');
+    await page
+      .locator('.conversation li.message.assistant')
+      .first()
+      .waitFor({ timeout: within(30_000) });
+    // A follow-up the notes do not cover is researched further, into report version 2.
+    await expect.poll(() => question.isEnabled(), { timeout: within(30_000) }).toBe(true);
     await question.fill('How do solar panels generate electricity?');
     await question.press('Enter');
     const version = page.getByLabel('Version');
@@ -600,6 +608,46 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     page.off('request', onRequest);
     // The latest text came with the session; only the earlier one was asked for, once.
     expect(fetched).toEqual([`${server.url}/api/sessions/${id}/reports/1`]);
+
+    // Version 2 answers the side question, and says so; it is never "the report" of the session's (issue 46).
+    expect(await version.locator('option[value="2"]').textContent()).toContain(
+      'follow-up: How do solar panels generate electricity?',
+    );
+    expect(await page.locator('.version-question').textContent()).toContain(
+      'How do solar panels generate electricity?',
+    );
+    expect(await page.locator('input.title').inputValue()).not.toContain('solar');
+    // Each version exports as itself: the one on screen.
+    await version.selectOption('1');
+    await page.locator('details.menu.export summary').click();
+    expect(await page.locator('details.menu.export a', { hasText: 'Markdown' }).getAttribute('href')).toContain(
+      'version=1',
+    );
+    await page.locator('details.menu.export summary').click();
+
+    // Every answer cites by its own numbers: each [n] opens the source its own list names, though a
+    // later version numbers its sources otherwise (issue 46).
+    const answers = (await (await fetch(`${server.url}/api/sessions/${id}`)).json()).messages.filter(
+      (message: { role: string; citations?: unknown[] }) => message.role === 'assistant' && message.citations?.length,
+    ) as { id: string; content: string; citations: { number: number; title: string }[] }[];
+    expect(answers.length).toBeGreaterThan(0);
+    let opened = 0;
+    for (const answer of answers) {
+      const shown = page.locator(`.conversation li[data-message="${answer.id}"]`);
+      // Its list shows the numbers its text uses.
+      for (const source of answer.citations)
+        expect(await shown.locator('.content').textContent()).toContain(`[${source.number}] ${source.title}`);
+      for (const source of answer.citations) {
+        const button = shown.locator(`button.citation[data-citation="${source.number}"]`).first();
+        if ((await button.count()) === 0) continue;
+        await button.click();
+        const panel = page.getByRole('complementary', { name: `Source ${source.number}` });
+        await expect.poll(() => panel.locator('.source-title').textContent()).toBe(source.title);
+        await panel.getByRole('button', { name: 'Close the source' }).click();
+        opened++;
+      }
+    }
+    expect(opened).toBeGreaterThan(0);
   });
 
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {

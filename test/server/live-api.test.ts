@@ -140,6 +140,51 @@ describe('live session feed and citations', () => {
     expect((await api(`/api/sessions/${id}/citations/1`, { token: tokens.bob })).body.error.code).toBe(
       'SESSION_NOT_FOUND',
     );
+
+    // An answer in the conversation numbers its sources its own way, and its numbers resolve there (issue 46).
+    const asked = await api(`/api/sessions/${id}/messages`, {
+      method: 'POST',
+      token: tokens.alice,
+      body: JSON.stringify({ role: 'user', content: 'How does a tidal barrage generate electricity?' }),
+    });
+    expect(asked.status).toBe(202);
+    await eventually(
+      async () => (await api(`/api/sessions/${id}`, { token: tokens.alice })).body.status === 'completed',
+      30_000,
+    );
+    const after = (await api(`/api/sessions/${id}`, { token: tokens.alice })).body;
+    const answer = after.messages.findLast((message: { role: string }) => message.role === 'assistant');
+    expect(answer.citations.length).toBeGreaterThan(0);
+    for (const source of answer.citations) {
+      // Listed under the number its text uses, never renumbered by a Markdown list.
+      const text = (await api(`/api/sessions/${id}/messages`, { token: tokens.alice })).body.messages.find(
+        (message: { id: string }) => message.id === answer.id,
+      ).content;
+      expect(text).toContain(`- [${source.number}] ${source.title}`);
+      const opened = await api(`/api/sessions/${id}/citations/${source.number}?answer=${answer.id}`, {
+        token: tokens.alice,
+      });
+      expect(opened.body).toMatchObject({ number: source.number, url: source.url, answer: answer.id, version: null });
+    }
+    // Each report version exports as itself; one the session does not have is 404.
+    const exported = await fetch(`${server.url}/api/sessions/${id}/export?format=md&version=1`, {
+      headers: { authorization: `Bearer ${tokens.alice}` },
+    });
+    expect(exported.status).toBe(200);
+    expect(await exported.text()).toMatch(/^# How does tidal power generate electricity/);
+    const missing = await fetch(`${server.url}/api/sessions/${id}/export?format=md&version=9`, {
+      headers: { authorization: `Bearer ${tokens.alice}` },
+    });
+    expect(missing.status).toBe(404);
+    expect(
+      (await api(`/api/sessions/${id}/citations/1?answer=not-an-answer`, { token: tokens.alice })).body.error.code,
+    ).toBe('NOT_FOUND');
+    expect(
+      (await api(`/api/sessions/${id}/citations/1?answer=${answer.id}&version=1`, { token: tokens.alice })).status,
+    ).toBe(400);
+    expect(
+      (await api(`/api/sessions/${id}/citations/1?answer=${answer.id}`, { token: tokens.bob })).body.error.code,
+    ).toBe('SESSION_NOT_FOUND');
   });
 
   it('signs a browser in with a token as an HttpOnly cookie, and out again', async () => {

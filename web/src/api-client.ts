@@ -31,6 +31,12 @@ export interface Who {
   localSessions?: number;
 }
 
+/** The text a citation number belongs to: a report version, or an answer (its message id). */
+export interface CitedIn {
+  version?: number;
+  answer?: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -108,13 +114,19 @@ export const api = {
     request<Step>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
   /** A report version's text (a session's detail carries only the latest). */
   report: (id: string, version: number) => request<ReportWire>(`${sessionPath(id)}/reports/${version}`),
-  citation: (id: string, number: number, version?: number) =>
-    request<Citation>(`${sessionPath(id)}/citations/${number}${version ? `?version=${version}` : ''}`),
+  /** What `[n]` of a text points to: a report version's (the latest by default), or an answer's. */
+  citation: (id: string, number: number, of: CitedIn = {}) =>
+    request<Citation>(
+      `${sessionPath(id)}/citations/${number}${
+        of.answer ? `?answer=${encodeURIComponent(of.answer)}` : of.version ? `?version=${of.version}` : ''
+      }`,
+    ),
   shareState: (id: string) => request<{ shared: boolean; sharedAt: string | null }>(`${sessionPath(id)}/share`),
   share: (id: string) =>
     request<{ url: string; path: string; sharedAt: string }>(`${sessionPath(id)}/share`, { method: 'POST' }),
   unshare: (id: string) => request<void>(`${sessionPath(id)}/share`, { method: 'DELETE' }),
-  exportUrl: (id: string, format: 'md' | 'html' | 'pdf' | 'json') => `${sessionPath(id)}/export?format=${format}`,
+  exportUrl: (id: string, format: 'md' | 'html' | 'pdf' | 'json', version?: number) =>
+    `${sessionPath(id)}/export?format=${format}${version ? `&version=${version}` : ''}`,
   /** The browser's one live stream: the feed, and these sessions' events from these offsets. */
   liveUrl: (watched: ReadonlyMap<string, number>) =>
     `/api/sessions/live?watch=${encodeURIComponent([...watched].map(([id, after]) => `${id}:${after}`).join(','))}`,

@@ -8,6 +8,7 @@ import { shareSession, stopSharing } from '../../service/share-links.ts';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine, shortId } from '../output.ts';
+import { parseWholeNumber } from '../parse-options.ts';
 
 /** export, import and share: sessions as files, and as a read-only link. */
 export function registerTransfer(program: Command, runtime: CliRuntime): void {
@@ -21,7 +22,12 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
       'md',
     )
     .option('-o, --output <file>', 'write to this file instead of standard output')
-    .action(async (id: string, options: { format: string; output?: string }) => {
+    .option('--report-version <n>', 'md, html, pdf: this report version, under its own title (default: the latest)')
+    .action(async (id: string, options: { format: string; output?: string; reportVersion?: string }) => {
+      const version =
+        options.reportVersion === undefined
+          ? undefined
+          : parseWholeNumber(options.reportVersion, '--report-version', 1, 100_000);
       // Checked before anything is read: a file that cannot be written is a usage error.
       if (options.format === 'pdf' && !options.output && process.stdout.isTTY)
         throw invalidInput('output', 'a PDF is not shown on a terminal; write it to a file with -o report.pdf');
@@ -31,6 +37,7 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
       const file = await exportSession(context, {
         sessionId: await resolveSessionId(context, id),
         format: options.format,
+        version,
       });
       if (file.damaged.length > 0)
         console.error(

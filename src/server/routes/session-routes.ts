@@ -15,6 +15,7 @@ import {
 import { updateSession } from '../../service/session-settings.ts';
 import { sharedSince, shareSession, stopSharing } from '../../service/share-links.ts';
 import { askSession, startResearch } from '../../service/start-research.ts';
+import { invalidInput } from '../../shared/errors.ts';
 import type { AppEnv } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
 import {
@@ -272,7 +273,8 @@ const routes = {
     method: 'get',
     path: '/{id}/citations/{number}',
     tags,
-    summary: 'What citation [n] of a report points to: the source, the claims citing it, its passages in place',
+    summary:
+      'What citation [n] of a report version (or, with ?answer=, of an answer in the conversation) points to: the source, the claims citing it, its passages in place',
     request: { params: citationParams, query: citationQuery },
     responses: { 200: json(citationSchema, 'The cited source and passages'), 404: notFound },
   }),
@@ -411,6 +413,7 @@ export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
       const file = await exportSession(c.get('context'), {
         sessionId: c.req.valid('param').id,
         format: c.req.valid('query').format,
+        version: c.req.valid('query').version,
       });
       return c.body(file.body, 200, {
         'content-type': file.contentType,
@@ -427,11 +430,10 @@ export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
     })
     .openapi(routes.citation, async (c) => {
       const { id, number } = c.req.valid('param');
-      const view = await citationPassage(c.get('context'), {
-        sessionId: id,
-        number,
-        version: c.req.valid('query').version,
-      });
+      const { version, answer } = c.req.valid('query');
+      if (version !== undefined && answer !== undefined)
+        throw invalidInput('answer', 'give a report version or an answer, not both');
+      const view = await citationPassage(c.get('context'), { sessionId: id, number, version, answer });
       return c.json(view, 200);
     });
 }

@@ -84,6 +84,8 @@ export function reportVersionWire(report: ReportVersion): ReportVersionWire {
     version: report.version,
     runId: report.runId,
     createdAt: iso(report.createdAt),
+    question: report.question,
+    kind: report.kind,
     claims: report.claims,
     citations: report.citations,
   };
@@ -102,9 +104,10 @@ export function sessionDetail(view: SessionView): SessionDetailWire {
     // An answer that is a report version points at it instead of carrying its text again.
     messages: view.messages.map((message) => {
       const version = message.role === 'assistant' ? versionOf.get(message.content) : undefined;
-      return version === undefined
-        ? messageWire(message)
-        : { ...messageWire(message), content: '', reportVersion: version };
+      if (version !== undefined) return { ...messageWire(message), content: '', reportVersion: version };
+      // An answer numbers its sources its own way: its `[n]` resolve against its own list.
+      const answer = view.answers.get(message.id);
+      return answer ? { ...messageWire(message), citations: answer.citations } : messageWire(message);
     }),
     runs: view.runs.map((run) => ({
       id: run.id,

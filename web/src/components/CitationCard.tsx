@@ -22,7 +22,7 @@ export function CitationCard({ sessionId, hovered }: { sessionId: string; hovere
     setCitation(null);
     let loading = cache.current.get(key);
     if (!loading) {
-      loading = api.citation(sessionId, hovered.number, hovered.version);
+      loading = api.citation(sessionId, hovered.number, { version: hovered.version });
       cache.current.set(key, loading);
       loading.catch(() => cache.current.delete(key));
     }

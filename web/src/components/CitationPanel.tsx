@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, type Citation } from '../api-client.ts';
+import { api, type Citation, type CitedIn } from '../api-client.ts';
 import { renderPassage } from '../render-report.ts';
 
 /**
@@ -10,14 +10,16 @@ import { renderPassage } from '../render-report.ts';
 export function CitationPanel({
   sessionId,
   number,
-  version,
+  of,
   onClose,
 }: {
   sessionId: string;
   number: number;
-  version: number;
+  /** The text whose `[number]` this is: its numbers are its own. */
+  of: CitedIn;
   onClose: () => void;
 }) {
+  const { version, answer } = of;
   const [citation, setCitation] = useState<Citation | null>(null);
   const [error, setError] = useState<string | null>(null);
   const close = useRef<HTMLButtonElement>(null);
@@ -25,9 +27,9 @@ export function CitationPanel({
   useEffect(() => {
     setCitation(null);
     setError(null);
-    api.citation(sessionId, number, version).then(setCitation, (caught: Error) => setError(caught.message));
+    api.citation(sessionId, number, { version, answer }).then(setCitation, (caught: Error) => setError(caught.message));
     close.current?.focus();
-  }, [sessionId, number, version]);
+  }, [sessionId, number, version, answer]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose();
@@ -76,8 +78,8 @@ export function CitationPanel({
             ))
           )}
           {citation.claims.length > 0 && (
-            <section aria-label="Where the report cites it">
-              <h3>Where the report cites it</h3>
+            <section aria-label={answer ? 'Where the answer cites it' : 'Where the report cites it'}>
+              <h3>{answer ? 'Where the answer cites it' : 'Where the report cites it'}</h3>
               <ul className="claims">
                 {citation.claims.map((claim, index) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: claims are in report order

@@ -4,13 +4,13 @@ import { renderMessage } from '../render-report.ts';
 import { copyText } from './Report.tsx';
 
 /**
- * The conversation under the report: the whole history (answers as Markdown, citing the report's
- * sources), and a box for the next question: Enter sends, Shift+Enter starts a new line.
+ * The conversation under the report: the whole history (answers as Markdown, each citing its own
+ * sources by its own numbers), and a box for the next question: Enter sends, Shift+Enter starts a
+ * new line.
  */
 export function Conversation({
   sessionId,
   messages,
-  citations,
   canAsk,
   hasReport,
   online,
@@ -20,13 +20,13 @@ export function Conversation({
   sessionId: string;
   /** The conversation after the question, without the reports (shown above it). */
   messages: Message[];
-  citations: ReadonlySet<number>;
   canAsk: boolean;
   /** Whether a run has written a report yet (a follow-up asks about one). */
   hasReport: boolean;
   online: boolean;
   onSent: () => void;
-  onCite: (number: number) => void;
+  /** A citation of the answer `answer` (its message id) was opened. */
+  onCite: (number: number, answer: string) => void;
 }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -60,14 +60,14 @@ export function Conversation({
     setCopied((await copyText(text)) ? `Copied ${what}.` : 'The browser did not allow copying.');
   }
 
-  function onClick(event: MouseEvent<HTMLElement>) {
+  function onClick(event: MouseEvent<HTMLElement>, answer: string) {
     const button = (event.target as HTMLElement).closest('button');
     if (button?.dataset.copyCode !== undefined) {
       void copy(button?.parentElement?.querySelector('pre')?.textContent ?? '', 'the code');
       return;
     }
     const number = Number(button?.dataset.citation);
-    if (number) onCite(number);
+    if (number) onCite(number, answer);
   }
 
   return (
@@ -81,7 +81,7 @@ export function Conversation({
       )}
       <ol>
         {history.map((message) => (
-          <li key={message.id} className={`message ${message.role}`}>
+          <li key={message.id} className={`message ${message.role}`} data-message={message.id}>
             <span className="muted small">{message.role === 'user' ? 'You' : 'Quarry'}</span>
             {message.role === 'assistant' && (
               <button
@@ -98,9 +98,12 @@ export function Conversation({
               // biome-ignore lint/a11y/useKeyWithClickEvents: citation buttons inside handle keys themselves
               <div
                 className="content"
-                onClick={onClick}
+                onClick={(event) => onClick(event, message.id)}
                 // biome-ignore lint/security/noDangerouslySetInnerHtml: renderMessage escapes any HTML in the Markdown
-                dangerouslySetInnerHTML={{ __html: renderMessage(message.content, citations) }}
+                dangerouslySetInnerHTML={{
+                  // Only the answer's own numbers open anything: never another text's source.
+                  __html: renderMessage(message.content, new Set((message.citations ?? []).map((each) => each.number))),
+                }}
               />
             ) : (
               <div className="content">{message.content}</div>

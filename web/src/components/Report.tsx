@@ -32,6 +32,20 @@ function citedNumbers(report: string): number[] {
 
 type ReportVersion = SessionDetail['report']['versions'][number];
 
+/** Whether a version answers a follow-up question, not the session's own (it is labelled with it, never passed off as "the report"). */
+function answersFollowUp(detail: SessionDetail, version: ReportVersion): boolean {
+  return version.kind === 'follow-up' && version.question !== '' && version.question !== detail.question;
+}
+
+/** A version as the picker names it: the follow-up question it answers, or what revised it. */
+function versionLabel(detail: SessionDetail, version: ReportVersion): string {
+  if (answersFollowUp(detail, version)) {
+    const question = version.question.replace(/\s+/g, ' ');
+    return `follow-up: ${question.length > 60 ? `${question.slice(0, 59)}…` : question}`;
+  }
+  return version.kind === 'feedback' ? 'revised after review' : 'the report';
+}
+
 const STRIP_SHOWN = 6;
 
 /**
@@ -90,9 +104,12 @@ function SourceStrip({
 export function Report({
   detail,
   onCite,
+  onShown,
 }: {
   detail: SessionDetail;
   onCite: (citation: { number: number; version: number }) => void;
+  /** Told which version is on screen (for exports of that version). */
+  onShown?: (version: number | null) => void;
 }) {
   const versions = detail.report.versions;
   const [chosen, setChosen] = useState<number | null>(null);
@@ -116,6 +133,8 @@ export function Report({
     };
   }, [detail.id, wanted]);
   const text = wanted === null ? (detail.report.latest ?? '') : earlier?.version === wanted ? earlier.report : null;
+  const shownNumber = version?.version ?? null;
+  useEffect(() => onShown?.(shownNumber), [onShown, shownNumber]);
   const sections = useMemo(() => reportSections(text ?? ''), [text]);
   if (!version) return <p className="muted">No report yet.</p>;
   const citations = new Set(version.citations.map((source) => source.number));
@@ -159,11 +178,16 @@ export function Report({
           <select value={version.version} onChange={(event) => setChosen(Number(event.target.value))}>
             {versions.map((each) => (
               <option key={each.version} value={each.version}>
-                {each.version} · {new Date(each.createdAt).toLocaleString()}
+                {each.version} · {versionLabel(detail, each)} · {new Date(each.createdAt).toLocaleString()}
               </option>
             ))}
           </select>
         </label>
+      )}
+      {answersFollowUp(detail, version) && (
+        <p className="version-question">
+          Version {version.version} was researched for a follow-up question: <q>{version.question}</q>
+        </p>
       )}
       <div className="report-tools">
         <button type="button" disabled={text === null} onClick={() => void copy(text ?? '', 'the report as Markdown')}>

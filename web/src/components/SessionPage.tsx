@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
-import { api, type SessionDetail } from '../api-client.ts';
+import { api, type CitedIn, type SessionDetail } from '../api-client.ts';
 import { conversationTurns } from '../conversation-turns.ts';
 import { useSessionEvents } from '../use-session-events.ts';
 import { CitationPanel } from './CitationPanel.tsx';
@@ -47,7 +47,9 @@ export function SessionPage({
   const [error, setError] = useState<string | null>(null);
   const [tab, setTab] = useState<Tab | null>(null);
   const [picker, setPicker] = useState<'resume' | 'fork' | null>(null);
-  const [citation, setCitation] = useState<{ number: number; version: number } | null>(null);
+  const [citation, setCitation] = useState<{ number: number; of: CitedIn } | null>(null);
+  // The report version on screen, so exports and share links take the one the reader sees.
+  const [shownVersion, setShownVersion] = useState<number | null>(null);
   const { events, connected } = useSessionEvents(sessionId);
   const seen = useRef(0);
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
@@ -132,9 +134,9 @@ export function SessionPage({
   const running = detail.status === 'running' || detail.status === 'queued';
   // Until the person picks a tab: the report once there is one, the progress before.
   const shown: Tab = tab ?? (detail.report.versions.length > 0 && !running ? 'report' : 'progress');
-  const citations = new Set(detail.sources.flatMap((source) => (source.citation === null ? [] : [source.citation])));
   const conversation = conversationTurns(detail.messages);
-  const latest = detail.report.versions.at(-1)?.version ?? 1;
+  const latestVersion = detail.report.versions.at(-1)?.version;
+  const exportVersion = shownVersion !== null && shownVersion !== latestVersion ? shownVersion : undefined;
 
   return (
     <div className={citation ? 'session-page with-panel' : 'session-page'}>
@@ -240,13 +242,13 @@ export function SessionPage({
                 </>
               ) : (
                 <>
-                  <a className="button" href={api.exportUrl(sessionId, 'md')}>
+                  <a className="button" href={api.exportUrl(sessionId, 'md', exportVersion)}>
                     Markdown
                   </a>
-                  <a className="button" href={api.exportUrl(sessionId, 'html')}>
+                  <a className="button" href={api.exportUrl(sessionId, 'html', exportVersion)}>
                     HTML
                   </a>
-                  <a className="button" href={api.exportUrl(sessionId, 'pdf')}>
+                  <a className="button" href={api.exportUrl(sessionId, 'pdf', exportVersion)}>
                     PDF
                   </a>
                 </>
@@ -302,16 +304,19 @@ export function SessionPage({
         <section role="tabpanel" id={`panel-${shown}`} aria-labelledby={`tab-${shown}`}>
           {shown === 'report' && (
             <>
-              <Report detail={detail} onCite={setCitation} />
+              <Report
+                detail={detail}
+                onCite={({ number, version }) => setCitation({ number, of: { version } })}
+                onShown={setShownVersion}
+              />
               <Conversation
                 sessionId={sessionId}
                 messages={conversation}
-                citations={citations}
                 hasReport={detail.report.latest !== null}
                 canAsk={!running && detail.status !== 'waiting' && detail.report.latest !== null}
                 online={online}
                 onSent={load}
-                onCite={(number) => setCitation({ number, version: latest })}
+                onCite={(number, answer) => setCitation({ number, of: { answer } })}
               />
             </>
           )}
@@ -332,7 +337,7 @@ export function SessionPage({
         <CitationPanel
           sessionId={sessionId}
           number={citation.number}
-          version={citation.version}
+          of={citation.of}
           onClose={() => setCitation(null)}
         />
       )}
