@@ -4,7 +4,7 @@
  * `npm run bench -- store engine` runs groups; any script name runs that script. Every script also
  * runs alone (`node --import tsx bench/<path>.ts`). Numbers, never assertions.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 
 const groups: Record<string, string[]> = {
@@ -25,8 +25,26 @@ const groups: Record<string, string[]> = {
 };
 
 const requested = process.argv.slice(2);
+if (requested.some((name) => name === '--help' || name === '-h')) {
+  console.log(
+    [
+      'npm run bench -- [group|script|all]...   (no argument: compare)',
+      '',
+      'Groups and their scripts (bench/<script>.ts; each also runs alone with node --import tsx):',
+      ...Object.entries(groups).map(([group, members]) => `  ${group.padEnd(8)} ${members.join(', ')}`),
+      '',
+      'The compare group writes bench/RESULTS.md; bench/README.md says what each measures.',
+    ].join('\n'),
+  );
+  process.exit(0);
+}
 const names = requested.length === 0 ? ['compare'] : requested;
 const scripts = names.flatMap((name) => (name === 'all' ? Object.values(groups).flat() : (groups[name] ?? [name])));
+const unknown = scripts.filter((script) => !existsSync(new URL(`./${script}.ts`, import.meta.url)));
+if (unknown.length > 0) {
+  console.error(`bench: no group or script named ${unknown.join(', ')}; npm run bench -- --help lists them.`);
+  process.exit(2);
+}
 
 const machine = `${type()} ${release()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${(totalmem() / 2 ** 30).toFixed(0)} GB`;
 const output: string[] = [
