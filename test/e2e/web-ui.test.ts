@@ -650,6 +650,57 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     expect(opened).toBeGreaterThan(0);
   });
 
+  it('keeps an error until it is read, stops a running session to delete it after saying so, and says when one was deleted elsewhere (issue 46)', {
+    timeout: within(90_000),
+  }, async () => {
+    fake.holdAfter(1);
+    try {
+      await startResearch('How high does the tide rise at La Rance?', { model: true });
+      await fake.waitUntilHeld();
+      const id = /\/sessions\/([^/]+)$/.exec(page.url())![1]!;
+      // A title the server refuses: the error stays while the run goes on and the page refreshes.
+      await page.getByLabel('Title', { exact: true }).fill('x'.repeat(1_000));
+      await page.getByLabel('Title', { exact: true }).press('Enter');
+      const refused = page.locator('.action-error');
+      await refused.waitFor();
+      const steps = page.locator('.session-main header .muted.small').first();
+      const before = await steps.textContent();
+      fake.release();
+      fake.holdAfter(2);
+      await fake.waitUntilHeld();
+      // The page has read the session again since (its step count moved on)…
+      await expect.poll(() => steps.textContent(), { timeout: within(10_000) }).not.toBe(before);
+      // …and the error is still there.
+      expect(await refused.isVisible()).toBe(true);
+      await refused.getByRole('button', { name: 'Dismiss' }).click();
+      await refused.waitFor({ state: 'detached' });
+
+      // Delete while it runs: the confirmation says it will be stopped, and it is.
+      dialogs.length = 0;
+      await page.locator('.actions').getByRole('button', { name: 'Delete' }).click();
+      await page.waitForURL(`${server.url}/`, { timeout: within(30_000) });
+      expect(dialogs.at(-1)).toContain('is running. Stop it and delete it?');
+      expect((await fetch(`${server.url}/api/sessions/${id}`)).status).toBe(404);
+    } finally {
+      fake.release();
+    }
+
+    // Deleted by another client while its page is open: the page says so and offers nothing.
+    const { id: other } = await (
+      await fetch(`${server.url}/api/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'What turns the turbines of a tidal barrage?', start: false }),
+      })
+    ).json();
+    await page.goto(`${server.url}/sessions/${other}`);
+    await page.getByLabel('Title', { exact: true }).waitFor();
+    expect((await fetch(`${server.url}/api/sessions/${other}`, { method: 'DELETE' })).status).toBe(204);
+    await page.getByRole('heading', { name: 'This session was deleted' }).waitFor({ timeout: within(10_000) });
+    expect(await page.locator('.actions').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
   it('offers no follow-up and no report export on a session that never ran, and says why', async () => {
     const created = await fetch(`${server.url}/api/sessions`, {
       method: 'POST',

@@ -101,7 +101,9 @@ export const api = {
     request<SessionSummary>('/api/sessions/import', { method: 'POST', body: fileText }),
   rename: (id: string, title: string) =>
     request<SessionSummary>(sessionPath(id), { method: 'PATCH', body: json({ title }) }),
-  remove: (id: string) => request<void>(sessionPath(id), { method: 'DELETE' }),
+  /** Deletes a session; `force` stops it first when it is running (else 409 SESSION_ALREADY_RUNNING). */
+  remove: (id: string, options: { force?: boolean } = {}) =>
+    request<void>(`${sessionPath(id)}${options.force ? '?force=true' : ''}`, { method: 'DELETE' }),
   stop: (id: string) => request<{ result: string }>(`${sessionPath(id)}/stop`, { method: 'POST' }),
   resume: (id: string, options: { from?: string; force?: boolean } = {}) =>
     request<SessionSummary>(`${sessionPath(id)}/resume`, { method: 'POST', body: json(options) }),

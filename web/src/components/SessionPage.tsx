@@ -1,7 +1,8 @@
 import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
-import { api, type CitedIn, type SessionDetail } from '../api-client.ts';
+import { ApiError, api, type CitedIn, type SessionDetail } from '../api-client.ts';
 import { conversationTurns } from '../conversation-turns.ts';
 import { useSessionEvents } from '../use-session-events.ts';
+import { type SessionFeedChange, useSessionFeed } from '../use-session-feed.ts';
 import { CitationPanel } from './CitationPanel.tsx';
 import { Conversation } from './Conversation.tsx';
 import { OutlineReview } from './OutlineReview.tsx';
@@ -44,7 +45,13 @@ export function SessionPage({
   online: boolean;
 }) {
   const [detail, setDetail] = useState<SessionDetail | null>(null);
+  // Why the session could not be read (cleared once it reads again).
   const [error, setError] = useState<string | null>(null);
+  // What went wrong with something the reader did: it stays until they dismiss it or act again,
+  // never wiped by the next refresh.
+  const [actionError, setActionError] = useState<string | null>(null);
+  // Deleted while open (in another tab, by another client): the page says so and offers nothing.
+  const [deleted, setDeleted] = useState(false);
   const [tab, setTab] = useState<Tab | null>(null);
   const [picker, setPicker] = useState<'resume' | 'fork' | null>(null);
   const [citation, setCitation] = useState<{ number: number; of: CitedIn } | null>(null);
@@ -60,9 +67,21 @@ export function SessionPage({
         setDetail(loaded);
         setError(null);
       },
-      (caught: Error) => setError(caught.message),
+      (caught: Error) => {
+        if (caught instanceof ApiError && caught.status === 404) setDeleted(true);
+        setError(caught.message);
+      },
     );
   }, [sessionId]);
+  // A delete anywhere else reaches this page on the live feed.
+  useSessionFeed(
+    useCallback(
+      (change: SessionFeedChange) => {
+        if (change.type === 'session-delete' && change.id === sessionId) setDeleted(true);
+      },
+      [sessionId],
+    ),
+  );
 
   useEffect(load, [load]);
   // The tab says which session it is and how it stands, so a finished run shows in the tab bar.
@@ -96,13 +115,36 @@ export function SessionPage({
   }, [connected, load]);
 
   async function act(action: () => Promise<unknown>) {
-    setError(null);
+    setActionError(null);
     try {
       await action();
       load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setActionError((caught as Error).message);
     }
+  }
+
+  /**
+   * Deletes the session after the reader confirms; a running one is stopped first, and the
+   * confirmation says so (the server refuses a plain delete of a running session).
+   */
+  async function remove(title: string, running: boolean) {
+    const question = running
+      ? `"${title}" is running. Stop it and delete it? Its journal and report go with it.`
+      : `Delete "${title}"? Its journal and report go with it.`;
+    if (!window.confirm(question)) return;
+    await act(async () => {
+      try {
+        await api.remove(sessionId, { force: running });
+      } catch (caught) {
+        // It started running since the page last read it: ask again, now as a running session.
+        if (!running && caught instanceof ApiError && caught.code === 'SESSION_ALREADY_RUNNING') {
+          if (!window.confirm(`"${title}" has started running. Stop it and delete it?`)) return;
+          await api.remove(sessionId, { force: true });
+        } else throw caught;
+      }
+      navigate('/');
+    });
   }
 
   function onTabKey(event: KeyboardEvent<HTMLButtonElement>) {
@@ -123,6 +165,20 @@ export function SessionPage({
     tabRefs.current[next]?.focus();
   }
 
+  if (deleted)
+    return (
+      <section className="deleted" aria-label="Deleted session">
+        <h2>This session was deleted</h2>
+        <p>
+          It was deleted{' '}
+          {detail ? 'while this page was open (in another tab, or by another client)' : 'or never existed'}; nothing of
+          it can be read or changed any more.
+        </p>
+        <button type="button" onClick={() => navigate('/')}>
+          Start a new research
+        </button>
+      </section>
+    );
   if (!detail)
     return error ? (
       <p className="error" role="alert">
@@ -261,20 +317,22 @@ export function SessionPage({
               type="button"
               className="danger"
               disabled={!online}
-              onClick={() =>
-                window.confirm(`Delete "${detail.title}"?`) &&
-                void act(async () => {
-                  await api.remove(sessionId);
-                  navigate('/');
-                })
-              }
+              onClick={() => void remove(detail.title, running)}
             >
               Delete
             </button>
           </div>
+          {actionError && (
+            <p className="error action-error" role="alert">
+              {actionError}{' '}
+              <button type="button" className="link" onClick={() => setActionError(null)}>
+                Dismiss
+              </button>
+            </p>
+          )}
           {error && (
             <p className="error" role="alert">
-              {error}
+              Could not read the session again: {error}
             </p>
           )}
         </header>
