@@ -2,6 +2,7 @@ import { type MouseEvent, useEffect, useMemo, useState } from 'react';
 import { markClaims } from '../../../src/research/mark-claims.ts';
 import { api, type SessionDetail } from '../api-client.ts';
 import { renderReport, reportSections } from '../render-report.ts';
+import { sameText, useNarrow } from '../use-narrow.ts';
 import { CitationCard, type HoveredCitation } from './CitationCard.tsx';
 
 /** Puts text on the clipboard; false when the browser refuses (no permission, not a secure page). */
@@ -31,6 +32,16 @@ function citedNumbers(report: string): number[] {
 }
 
 type ReportVersion = SessionDetail['report']['versions'][number];
+
+/**
+ * The report as the page shows it under the session's own title: without its first heading when
+ * that heading only repeats the title or the question above it (the answer then starts a screen
+ * higher on a phone). Copies and exports keep it.
+ */
+function withoutRepeatedTitle(text: string, above: string[]): string {
+  const match = /^# (.+)\n+/.exec(text);
+  return match && above.some((each) => sameText(each, match[1]!)) ? text.slice(match[0].length) : text;
+}
 
 /** Whether a version answers a follow-up question, not the session's own (it is labelled with it, never passed off as "the report"). */
 function answersFollowUp(detail: SessionDetail, version: ReportVersion): boolean {
@@ -136,6 +147,7 @@ export function Report({
   const shownNumber = version?.version ?? null;
   useEffect(() => onShown?.(shownNumber), [onShown, shownNumber]);
   const sections = useMemo(() => reportSections(text ?? ''), [text]);
+  const narrow = useNarrow();
   if (!version) return <p className="muted">No report yet.</p>;
   const citations = new Set(version.citations.map((source) => source.number));
   const flagged = version.claims.filter((claim) => claim.verdict !== 'supported');
@@ -172,24 +184,19 @@ export function Report({
 
   return (
     <div className="report">
-      {versions.length > 1 && (
-        <label className="inline">
-          Version
-          <select value={version.version} onChange={(event) => setChosen(Number(event.target.value))}>
-            {versions.map((each) => (
-              <option key={each.version} value={each.version}>
-                {each.version} · {versionLabel(detail, each)} · {new Date(each.createdAt).toLocaleString()}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
-      {answersFollowUp(detail, version) && (
-        <p className="version-question">
-          Version {version.version} was researched for a follow-up question: <q>{version.question}</q>
-        </p>
-      )}
       <div className="report-tools">
+        {versions.length > 1 && (
+          <label className="inline">
+            Version
+            <select value={version.version} onChange={(event) => setChosen(Number(event.target.value))}>
+              {versions.map((each) => (
+                <option key={each.version} value={each.version}>
+                  {each.version} · {versionLabel(detail, each)} · {new Date(each.createdAt).toLocaleString()}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <button type="button" disabled={text === null} onClick={() => void copy(text ?? '', 'the report as Markdown')}>
           Copy report
         </button>
@@ -199,6 +206,11 @@ export function Report({
           </span>
         )}
       </div>
+      {answersFollowUp(detail, version) && (
+        <p className="version-question">
+          Version {version.version} was researched for a follow-up question: <q>{version.question}</q>
+        </p>
+      )}
       <SourceStrip
         citations={version.citations}
         report={text ?? ''}
@@ -206,7 +218,8 @@ export function Report({
       />
       {sections.length > 1 && (
         <nav className="contents" aria-label="Contents">
-          <details open={sections.length <= 12}>
+          {/* Folded on a phone: the answer comes first. */}
+          <details open={sections.length <= 12 && !narrow}>
             <summary>Contents</summary>
             <ol>
               {sections.map((section) => (
@@ -244,10 +257,16 @@ export function Report({
         onKeyDown={(event) => event.key === 'Escape' && setHovered(null)}
         // biome-ignore lint/security/noDangerouslySetInnerHtml: renderReport escapes any HTML in the Markdown; sources never run script
         dangerouslySetInnerHTML={{
-          __html: renderReport(markClaims(text ?? '', flagged as Parameters<typeof markClaims>[1]), {
-            citations,
-            flagged,
-          }),
+          __html: renderReport(
+            markClaims(
+              withoutRepeatedTitle(text ?? '', [detail.title, detail.question]),
+              flagged as Parameters<typeof markClaims>[1],
+            ),
+            {
+              citations,
+              flagged,
+            },
+          ),
         }}
       />
       {hovered && <CitationCard sessionId={detail.id} hovered={hovered} />}

@@ -1,6 +1,7 @@
 import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, api, type CitedIn, type SessionDetail } from '../api-client.ts';
 import { conversationTurns } from '../conversation-turns.ts';
+import { sameText, useNarrow } from '../use-narrow.ts';
 import { useSessionEvents } from '../use-session-events.ts';
 import { type SessionFeedChange, useSessionFeed } from '../use-session-feed.ts';
 import { CitationPanel } from './CitationPanel.tsx';
@@ -58,6 +59,7 @@ export function SessionPage({
   // The report version on screen, so exports and share links take the one the reader sees.
   const [shownVersion, setShownVersion] = useState<number | null>(null);
   const { events, connected } = useSessionEvents(sessionId);
+  const narrow = useNarrow();
   const seen = useRef(0);
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
 
@@ -167,13 +169,21 @@ export function SessionPage({
 
   if (deleted)
     return (
-      <section className="deleted" aria-label="Deleted session">
-        <h2>This session was deleted</h2>
-        <p>
-          It was deleted{' '}
-          {detail ? 'while this page was open (in another tab, or by another client)' : 'or never existed'}; nothing of
-          it can be read or changed any more.
-        </p>
+      <section className="deleted" aria-label="No session">
+        {detail ? (
+          <>
+            <h2>This session was deleted</h2>
+            <p>
+              It was deleted while this page was open (in another tab, or by another client); nothing of it can be read
+              or changed any more.
+            </p>
+          </>
+        ) : (
+          <>
+            <h2>No such session</h2>
+            <p>There is no session at this address for you: it was deleted, never existed, or is someone else's.</p>
+          </>
+        )}
         <button type="button" onClick={() => navigate('/')}>
           Start a new research
         </button>
@@ -194,6 +204,56 @@ export function SessionPage({
   const latestVersion = detail.report.versions.at(-1)?.version;
   const exportVersion = shownVersion !== null && shownVersion !== latestVersion ? shownVersion : undefined;
 
+  // What the reader can do besides stopping or resuming: a row on a wide screen, a menu on a phone.
+  const secondary = (
+    <>
+      {!running && (
+        <button type="button" disabled={!online} onClick={() => setPicker('resume')}>
+          Resume from…
+        </button>
+      )}
+      <button type="button" disabled={!online} onClick={() => setPicker('fork')}>
+        Fork from…
+      </button>
+      <ShareMenu sessionId={sessionId} hasReport={detail.report.latest !== null} online={online} />
+      <details className="menu export">
+        <summary>Export</summary>
+        {/* A report's formats need a report; without one they say so instead of leaving the app. */}
+        {detail.report.latest === null ? (
+          <>
+            <button type="button" disabled title="No report yet">
+              Markdown
+            </button>
+            <button type="button" disabled title="No report yet">
+              HTML
+            </button>
+            <button type="button" disabled title="No report yet">
+              PDF
+            </button>
+          </>
+        ) : (
+          <>
+            <a className="button" href={api.exportUrl(sessionId, 'md', exportVersion)}>
+              Markdown
+            </a>
+            <a className="button" href={api.exportUrl(sessionId, 'html', exportVersion)}>
+              HTML
+            </a>
+            <a className="button" href={api.exportUrl(sessionId, 'pdf', exportVersion)}>
+              PDF
+            </a>
+          </>
+        )}
+        <a className="button" href={api.exportUrl(sessionId, 'json')}>
+          JSON
+        </a>
+      </details>
+      <button type="button" className="danger" disabled={!online} onClick={() => void remove(detail.title, running)}>
+        Delete
+      </button>
+    </>
+  );
+
   return (
     <div className={citation ? 'session-page with-panel' : 'session-page'}>
       <div className="session-main">
@@ -211,7 +271,8 @@ export function SessionPage({
             }
             onKeyDown={(event) => event.key === 'Enter' && event.currentTarget.blur()}
           />
-          <p className="question">{detail.question}</p>
+          {/* The question, unless the title already says it. */}
+          {!sameText(detail.question, detail.title) && <p className="question">{detail.question}</p>}
           <p>
             <span className={`badge ${detail.status}`}>{detail.status}</span>{' '}
             <span className="muted small">
@@ -272,55 +333,15 @@ export function SessionPage({
                 Resume
               </button>
             )}
-            {!running && (
-              <button type="button" disabled={!online} onClick={() => setPicker('resume')}>
-                Resume from…
-              </button>
+            {narrow ? (
+              // On a phone the rest folds into one menu: the report starts on the first screen.
+              <details className="menu actions-menu">
+                <summary>Actions</summary>
+                {secondary}
+              </details>
+            ) : (
+              secondary
             )}
-            <button type="button" disabled={!online} onClick={() => setPicker('fork')}>
-              Fork from…
-            </button>
-            <ShareMenu sessionId={sessionId} hasReport={detail.report.latest !== null} online={online} />
-            <details className="menu export">
-              <summary>Export</summary>
-              {/* A report's formats need a report; without one they say so instead of leaving the app. */}
-              {detail.report.latest === null ? (
-                <>
-                  <button type="button" disabled title="No report yet">
-                    Markdown
-                  </button>
-                  <button type="button" disabled title="No report yet">
-                    HTML
-                  </button>
-                  <button type="button" disabled title="No report yet">
-                    PDF
-                  </button>
-                </>
-              ) : (
-                <>
-                  <a className="button" href={api.exportUrl(sessionId, 'md', exportVersion)}>
-                    Markdown
-                  </a>
-                  <a className="button" href={api.exportUrl(sessionId, 'html', exportVersion)}>
-                    HTML
-                  </a>
-                  <a className="button" href={api.exportUrl(sessionId, 'pdf', exportVersion)}>
-                    PDF
-                  </a>
-                </>
-              )}
-              <a className="button" href={api.exportUrl(sessionId, 'json')}>
-                JSON
-              </a>
-            </details>
-            <button
-              type="button"
-              className="danger"
-              disabled={!online}
-              onClick={() => void remove(detail.title, running)}
-            >
-              Delete
-            </button>
           </div>
           {actionError && (
             <p className="error action-error" role="alert">
