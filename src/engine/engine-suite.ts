@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { within } from '../../test/support/bounds.ts';
 import { childEnv } from '../../test/support/child-env.ts';
 import { testConfig } from '../../test/support/test-config.ts';
 import { localServiceContext } from '../service/local-context.ts';
@@ -82,6 +83,8 @@ async function runToCompletion(runner: Runner, store: Store, sessionId: string) 
 }
 
 /** Spawns a worker process for the session; resolves with the child and a promise of its exit. */
+const WORKER_LEASE_TTL_MS = within(600);
+
 function spawnWorker(database: TestDatabase, sessionId: string, logFile: string, holdAt?: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/engine/testing/durability-child.ts'], {
     cwd: projectRoot,
@@ -90,7 +93,9 @@ function spawnWorker(database: TestDatabase, sessionId: string, logFile: string,
       QUARRY_DB: database.location,
       SESSION_ID: sessionId,
       PROBE_LOG: logFile,
-      LEASE_TTL_MS: '600',
+      // Short, so a killed worker's lease is soon over, but a lease a loaded machine can keep: seven
+      // workers starting at once on two cores may not heartbeat for a second or more.
+      LEASE_TTL_MS: String(WORKER_LEASE_TTL_MS),
       ...(holdAt === undefined ? {} : { HOLD_AT: String(holdAt) }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -205,14 +210,24 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         });
         const logFile = join(folder, `probe-${boundary}.log`);
         const { child, exited } = spawnWorker(database, session.id, logFile, boundary);
-        await eventually(() => readProbeLog(logFile).lines.some((line) => line.startsWith('held')), 20_000);
+        // A worker that ends before it holds (a crash, a run that never reaches the boundary) fails
+        // the test at once, saying what it printed, instead of leaving the wait to time out.
+        let ended: string | null = null;
+        void exited.then((early) => {
+          ended = `worker ended (code ${early.code}, signal ${early.signal}) before holding at ${boundary}: ${early.stdout}${early.stderr}`;
+        });
+        await eventually(() => {
+          if (readProbeLog(logFile).lines.some((line) => line.startsWith('held'))) return true;
+          if (ended !== null && ended.includes('signal null')) throw new Error(ended);
+          return false;
+        }, 20_000);
         child.kill('SIGKILL');
         const exit = await exited;
         expect(exit.signal, exit.stderr).toBe('SIGKILL');
         const snapshot = await store.loadJournal(session.currentRunId!);
         const completedBefore = snapshot.filter((step) => step.status === 'completed').map((step) => step.key);
-        await sleep(700); // the dead worker's lease expires
-        expect((await store.getSession(session.id)).status).toBe('interrupted');
+        // The dead worker's lease runs out (its TTL is within(600); the bound leaves a second more).
+        await eventually(async () => (await store.getSession(session.id)).status === 'interrupted', 1_600);
         const probe = new Probe(logFile);
         const result = await runToCompletion(makeRunner(store, probe), store, session.id);
         expect((result.output as DurabilityOutput).report).toBe(REFERENCE_REPORT);
