@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { within } from '../../test/support/bounds.ts';
 import { childEnv } from '../../test/support/child-env.ts';
 import { minimalPdf } from '../../test/support/minimal-pdf.ts';
 import { testConfig } from '../../test/support/test-config.ts';
@@ -233,7 +234,8 @@ describe('research workflow', () => {
         ...childEnv(),
         QUARRY_DB: database.location,
         SESSION_ID: session.id,
-        LEASE_TTL_MS: '500',
+        // Short, so the killed worker's lease is soon over; long enough for a loaded machine to keep.
+        LEASE_TTL_MS: String(within(500)),
         STEP_PAUSE_MS: '100',
       },
       stdio: 'ignore',
@@ -248,7 +250,7 @@ describe('research workflow', () => {
     await exited;
     const before = await database.store.loadJournal(session.currentRunId!);
     expect(before.some((step) => step.status === 'completed')).toBe(true);
-    await sleep(600);
+    await eventually(async () => (await database.store.getSession(session.id)).status === 'interrupted', 1_500);
     const resumed = await runner().runSession(session.id);
     expect(resumed.status).toBe('completed');
     expect((resumed.output as ResearchOutput).report).toBe(reference.output.report);
