@@ -337,7 +337,10 @@ export const messagesQuery = z.object({
 });
 export const stepsQuery = z.object({
   phase: noNul(z.string().max(100)).optional(),
-  include: z.enum(['prompts']).optional(),
+  include: z.enum(['prompts', 'inputs']).optional().openapi({
+    description:
+      '`prompts`: each step with its input, prompt and output; `inputs`: with its input only (a query, a URL), small enough for a whole journal.',
+  }),
 });
 export const stepParams = idParams.extend({
   runId: sessionIdSchema.openapi({ param: { name: 'runId', in: 'path' } }),

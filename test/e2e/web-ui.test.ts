@@ -436,7 +436,10 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   it('imports a session file from the browser, and says what is wrong with a bad one', {
     timeout: within(60_000),
   }, async () => {
-    const [session] = (await (await fetch(`${server.url}/api/sessions?status=completed`)).json()).sessions;
+    // A session of its own, finished, whatever ran before.
+    await startResearch('What do tidal barrages hold behind a dam?');
+    const session = { id: page.url().split('/').at(-1)! };
+    await page.locator('header .badge.completed').waitFor({ timeout: within(30_000) });
     const file = await (await fetch(`${server.url}/api/sessions/${session.id}/export?format=json`)).text();
     expect((await fetch(`${server.url}/api/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(204);
     await page.goto(server.url);
@@ -450,7 +453,20 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await input.setInputFiles({ name: 'session.quarry.json', mimeType: 'application/json', buffer: Buffer.from(file) });
     await page.waitForURL(`${server.url}/sessions/${session.id}`);
     await page.locator('.report article').waitFor();
-    expect((await (await fetch(`${server.url}/api/sessions/${session.id}`)).json()).status).toBe('completed');
+    const imported = await (await fetch(`${server.url}/api/sessions/${session.id}`)).json();
+    expect(imported.status).toBe('completed');
+    // Its journal and progress are told from the steps it brought (issue 46: "No steps yet.").
+    const { steps } = await (await fetch(`${server.url}/api/sessions/${session.id}/steps`)).json();
+    expect(steps.length).toBeGreaterThan(0);
+    await page.getByRole('tab', { name: 'Journal' }).click();
+    await page.locator('.timeline .step').first().waitFor();
+    expect(await page.locator('.timeline .step').count()).toBe(
+      steps.filter((step: { status: string }) => step.status !== 'superseded').length,
+    );
+    await page.getByRole('tab', { name: 'Progress' }).click();
+    await page.locator('.queries li').first().waitFor();
+    expect(await page.locator('.queries li').count()).toBe(imported.ledger.searches);
+    expect(await page.locator('.sources-read li').count()).toBe(imported.ledger.sourcesRead);
   });
   it('shows how long a run has been going, and says when it finishes in a background tab', {
     timeout: within(90_000),

@@ -111,7 +111,9 @@ export const api = {
     request<SessionSummary>(`${sessionPath(id)}/fork`, { method: 'POST', body: json({ from, run: true }) }),
   send: (id: string, content: string) =>
     request<{ kind: string }>(`${sessionPath(id)}/messages`, { method: 'POST', body: json({ role: 'user', content }) }),
-  steps: (id: string) => request<{ steps: Step[] }>(`${sessionPath(id)}/steps`),
+  /** The journal across runs; `include: 'inputs'` adds each step's input (a query, a URL). */
+  steps: (id: string, options: { include?: 'inputs' } = {}) =>
+    request<{ steps: Step[] }>(`${sessionPath(id)}/steps${options.include ? `?include=${options.include}` : ''}`),
   step: (id: string, runId: string, key: string) =>
     request<Step>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
   /** A report version's text (a session's detail carries only the latest). */

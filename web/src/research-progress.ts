@@ -59,9 +59,11 @@ function where(url: string): string {
 }
 
 /**
- * The current run's progress in research terms, from its events: the stage as a step of the whole,
- * the queries searched, the sources read (title and host) and the notes they gave,
- * the findings so far, and the report streaming in while it is written.
+ * Progress in research terms, from the session's events: the current run's stage as a step of the
+ * whole, its findings so far and the report streaming in while it is written; and the queries
+ * searched and the sources read (title and host, with the notes they gave) over every run, as the
+ * session's totals count them (an outline review or a follow-up starts a new run; the searches
+ * before it stay listed).
  */
 export function researchProgress(events: readonly LiveEvent[], maxIterations = 3): ResearchProgress {
   const start = Math.max(
@@ -83,20 +85,26 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
     completed: false,
     waiting: false,
   };
+  // Keyed by run and step key: a follow-up's run reuses the step keys of the run before it.
   const queries = new Map<string, { query: string; done: boolean }>();
+  let run = 0;
   const streamed = new StreamedText();
-  for (const event of events.slice(start)) {
+  for (const [index, event] of events.entries()) {
+    if (event.type === 'run-start') run++;
+    const current = index >= start;
+    // What every run did: the searches and the sources read.
+    if (!current && !['step-start', 'step-end', 'source-found', 'notes-take'].includes(event.type)) continue;
     switch (event.type) {
       case 'phase-start':
         progress.stage = isResearchPhase(event.data.phase) ? stageOfPhase[event.data.phase] : progress.stage;
         break;
       case 'step-start': {
         const key = parseStepKey(event.data.key);
-        if (key && 'iteration' in key) progress.iteration = Math.max(progress.iteration, key.iteration);
+        if (current && key && 'iteration' in key) progress.iteration = Math.max(progress.iteration, key.iteration);
         const query = (event.data.input as { query?: unknown } | undefined)?.query;
-        if (key?.kind === 'search' && typeof query === 'string' && !queries.has(event.data.key)) {
+        if (key?.kind === 'search' && typeof query === 'string' && !queries.has(`${run} ${event.data.key}`)) {
           const entry = { query, done: false };
-          queries.set(event.data.key, entry);
+          queries.set(`${run} ${event.data.key}`, entry);
           progress.queries.push(entry);
         }
         break;
@@ -105,9 +113,9 @@ export function researchProgress(events: readonly LiveEvent[], maxIterations = 3
         progress.retrying = { key: event.data.key, message: event.data.error.message, delayMs: event.data.delayMs };
         break;
       case 'step-end': {
-        const entry = queries.get(event.data.key);
+        const entry = queries.get(`${run} ${event.data.key}`);
         if (entry) entry.done = true;
-        if (progress.retrying?.key === event.data.key) progress.retrying = null;
+        if (current && progress.retrying?.key === event.data.key) progress.retrying = null;
         break;
       }
       case 'source-found':

@@ -394,10 +394,10 @@ export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
     })
     .openapi(routes.steps, async (c) => {
       const query = c.req.valid('query');
-      const detail = query.include === 'prompts';
+      const detail = query.include === 'prompts' ? true : query.include === 'inputs' ? 'inputs' : false;
       const steps = await listSessionSteps(c.get('context'), c.req.valid('param').id, {
         phase: query.phase,
-        includePrompts: detail,
+        includePrompts: detail === true,
       });
       return c.json({ steps: steps.map((step) => stepWire(step, detail)) }, 200);
     })

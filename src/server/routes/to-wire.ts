@@ -57,8 +57,8 @@ export function sourceWire(source: Source): SourceWire {
   };
 }
 
-/** A journal step; `detail` adds its input, prompt and output. */
-export function stepWire(step: StepDetail, detail: boolean): StepWire {
+/** A journal step; `detail` adds its input, prompt and output (`'inputs'`: its input only). */
+export function stepWire(step: StepDetail, detail: boolean | 'inputs'): StepWire {
   return {
     runId: step.runId,
     key: step.key,
@@ -72,7 +72,11 @@ export function stepWire(step: StepDetail, detail: boolean): StepWire {
     durationMs: step.endedAt === null ? null : step.endedAt - step.startedAt,
     usage: step.usage,
     error: step.error,
-    ...(detail ? { input: step.input, prompt: step.prompt, output: step.output } : {}),
+    ...(detail === 'inputs'
+      ? { input: step.input }
+      : detail
+        ? { input: step.input, prompt: step.prompt, output: step.output }
+        : {}),
     ...(step.damage ? { damage: step.damage } : {}),
   };
 }

@@ -1,6 +1,8 @@
 import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, api, type CitedIn, type SessionDetail } from '../api-client.ts';
 import { conversationTurns } from '../conversation-turns.ts';
+import { eventsShowSteps, journalEvents } from '../journal-events.ts';
+import { useJournal } from '../use-journal.ts';
 import { sameText, useNarrow } from '../use-narrow.ts';
 import { useSessionEvents } from '../use-session-events.ts';
 import { type SessionFeedChange, useSessionFeed } from '../use-session-feed.ts';
@@ -59,6 +61,10 @@ export function SessionPage({
   // The report version on screen, so exports and share links take the one the reader sees.
   const [shownVersion, setShownVersion] = useState<number | null>(null);
   const { events, connected } = useSessionEvents(sessionId);
+  const journal = useJournal(
+    sessionId,
+    detail !== null && ['journal', 'progress'].includes(shownTab(tab, detail)) && !eventsShowSteps(events),
+  );
   const narrow = useNarrow();
   const seen = useRef(0);
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
@@ -197,9 +203,10 @@ export function SessionPage({
     ) : (
       <p className="muted">Loading…</p>
     );
-  const running = detail.status === 'running' || detail.status === 'queued';
-  // Until the person picks a tab: the report once there is one, the progress before.
-  const shown: Tab = tab ?? (detail.report.versions.length > 0 && !running ? 'report' : 'progress');
+  const running = isRunning(detail);
+  const shown = shownTab(tab, detail);
+  // A session whose events do not tell its steps (one imported from a file) is shown from its journal.
+  const stepEvents = journal ? [...journalEvents(journal, detail.sources, detail.status), ...events] : events;
   const conversation = conversationTurns(detail.messages);
   const latestVersion = detail.report.versions.at(-1)?.version;
   const exportVersion = shownVersion !== null && shownVersion !== latestVersion ? shownVersion : undefined;
@@ -400,12 +407,12 @@ export function SessionPage({
             </>
           )}
           {shown === 'progress' && (
-            <ResearchProgress detail={detail} events={events} onShowJournal={() => setTab('journal')} />
+            <ResearchProgress detail={detail} events={stepEvents} onShowJournal={() => setTab('journal')} />
           )}
           {shown === 'sources' && <Sources sources={detail.sources} />}
           {shown === 'journal' && (
             <>
-              <Timeline events={events} />
+              <Timeline events={stepEvents} />
               <h3>Prompts</h3>
               <Prompts sessionId={sessionId} version={detail.runs.length} />
             </>
@@ -495,4 +502,13 @@ function useFinishNotice(detail: SessionDetail | null): string | null {
     return () => document.removeEventListener('visibilitychange', seen);
   }, [unseen]);
   return unseen;
+}
+
+function isRunning(detail: SessionDetail): boolean {
+  return detail.status === 'running' || detail.status === 'queued';
+}
+
+/** The tab on screen: the one the person picked; until then the report once there is one, the progress before. */
+function shownTab(picked: Tab | null, detail: SessionDetail): Tab {
+  return picked ?? (detail.report.versions.length > 0 && !isRunning(detail) ? 'report' : 'progress');
 }
