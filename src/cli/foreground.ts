@@ -2,6 +2,7 @@ import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
 import { clarifyingQuestionsOf, clarifyingText } from '../research/clarify.ts';
 import type { ResearchOutput } from '../research/research-types.ts';
 import { stepKeys } from '../research/step-keys.ts';
+import { outlineOf, outlineText } from '../service/outline-question.ts';
 import { pendingInput } from '../service/session-control.ts';
 import { DELETING_REASON } from '../service/session-queries.ts';
 import { raceAbort } from '../shared/concurrency.ts';
@@ -91,19 +92,17 @@ export async function runInForeground(
           deadline,
         ).catch(() => null)
       : null;
-  // A wait for clarifying answers shows its questions (an outline review's outline was in the progress).
-  const asked =
+  // A wait shows what it waits on: the clarifying questions, or the outline to review.
+  const pending =
     result.status === 'waiting'
-      ? clarifyingQuestionsOf(
-          (
-            await raceAbort(
-              context.store.getSession(sessionId).then((waiting) => pendingInput(context, waiting)),
-              deadline,
-            ).catch(() => null)
-          )?.input,
-        )
+      ? (
+          await raceAbort(
+            context.store.getSession(sessionId).then((waiting) => pendingInput(context, waiting)),
+            deadline,
+          ).catch(() => null)
+        )?.input
       : null;
-  return report(runtime, sessionId, result, progress.printedReport, holder, asked);
+  return report(runtime, sessionId, result, progress.printedReport, holder, pending);
 }
 
 async function deleted(
@@ -124,8 +123,10 @@ function report(
   result: ActivationResult,
   printed: string,
   holder: string | null = null,
-  asked: string[] | null = null,
+  pending: unknown = null,
 ): number {
+  const asked = clarifyingQuestionsOf(pending);
+  const outline = outlineOf(pending);
   const short = shortId(sessionId);
   const output = result.output as ResearchOutput | undefined;
   if (runtime.json)
@@ -138,6 +139,7 @@ function report(
       answer: output?.answer ?? null,
       waitingFor: result.waitingFor ?? null,
       ...(asked ? { questions: asked } : {}),
+      ...(outline ? { outline } : {}),
     });
   switch (result.status) {
     case 'completed':
@@ -157,7 +159,7 @@ function report(
         );
       else if (!runtime.json)
         printLine(
-          `\nSession ${short} waits for your review of the outline (${result.waitingFor}). Approve it: quarry ask ${short} approve — or send feedback: quarry ask ${short} "<what to change>"`,
+          `\n${outline ? `The outline of "${outline.title}":\n\n${outlineText(outline)}\n\n` : ''}Session ${short} waits for your review of the outline (${result.waitingFor}). Approve it: quarry ask ${short} approve — or send feedback: quarry ask ${short} "<what to change>"`,
         );
       return exitCodes.waiting;
     case 'interrupted':

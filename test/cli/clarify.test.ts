@@ -64,4 +64,8 @@ it('quarry run --clarify asks first, and quarry ask answers and runs the researc
   const answered = await quarry(['ask', short!, 'Only barrages in France, please.']);
   expect(answered.status, answered.stderr).toBe(0);
   expect(answered.stdout).toContain('## Sources');
+  // The questions and the answer stay in the conversation (issue 46).
+  expect((await quarry(['show', short!])).stdout).toMatch(
+    /\n {2}user: How does tidal power work\?\n {2}assistant: Before I start, a few questions[\s\S]*\n {2}user: Only barrages in France, please\.\n {2}assistant: /,
+  );
 });

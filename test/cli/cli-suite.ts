@@ -422,10 +422,20 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       const waiting = quarry(['run', QUESTION, '--docs', docs, '--review-outline']);
       expect(waiting.code).toBe(3);
       const id = /quarry ask ([0-9a-f]{8}) approve/.exec(waiting.stdout)![1]!;
+      // The outline itself, numbered, never its JSON (issue 46).
+      expect(waiting.stdout).toMatch(/The outline of ".+":\n\n1\. /);
+      expect(waiting.stdout).not.toContain('"sections"');
+      const shown = quarry(['show', id]).stdout;
+      expect(shown).toMatch(/The outline of ".+":\n\n1\. /);
+      expect(shown).not.toContain('"noteIds"');
       expect(quarry(['ls', '--status', 'waiting']).stdout).toContain(id);
       const approved = quarry(['ask', id, 'approve']);
       expect(approved.code, approved.stderr).toBe(0);
       expect(approved.stdout).toContain('## Sources');
+      // The review is in the conversation: the outline asked about, then the answer.
+      expect(quarry(['show', id]).stdout).toMatch(
+        /assistant: Here is the outline of the report:[\s\S]*\n {2}user: approve\n/,
+      );
       const again = quarry(['resume', id]);
       expect(again.code).toBe(5);
       expect(again.stderr).toContain('--force');

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { displayLocation } from '../../research/citations.ts';
 import { clarifyingQuestionsOf, clarifyingText } from '../../research/clarify.ts';
 import type { Ledger } from '../../research/ledger.ts';
+import { conversationWithExchanges, outlineOf, outlineText } from '../../service/outline-question.ts';
 import { listSessionSteps, resolveSessionId, showSession } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
@@ -30,12 +31,11 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
       async (id: string, options: { steps?: boolean; prompts?: boolean; sources?: boolean; claims?: boolean }) => {
         const context = await runtime.open();
         const view = await showSession(context, await resolveSessionId(context, id));
-        const steps =
-          options.steps || options.prompts
-            ? await listSessionSteps(context, view.session.id, { includePrompts: options.prompts })
-            : [];
+        // The whole journal is read for the conversation too: its answered questions are steps.
+        const steps = await listSessionSteps(context, view.session.id, { includePrompts: options.prompts });
+        const conversation = conversationWithExchanges(view.messages, steps);
         if (runtime.json) {
-          printJson({ ...view, ...(options.steps || options.prompts ? { steps } : {}) });
+          printJson({ ...view, conversation, ...(options.steps || options.prompts ? { steps } : {}) });
           return;
         }
         const { session, resumePoint } = view;
@@ -73,18 +73,23 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
           printLine(`\nResearch state:\n${lines.map((line) => `  ${line}`).join('\n')}`);
         }
         if (view.pendingInput) {
-          const questions = clarifyingQuestionsOf(view.pendingInput.payload);
+          const { payload, key } = view.pendingInput;
+          const questions = clarifyingQuestionsOf(payload);
+          const outline = outlineOf(payload);
+          const short = shortId(session.id);
           printLine(
             questions
-              ? `\n${clarifyingText(questions)}\nAnswer: quarry ask ${shortId(session.id)} "<your answers>" (or skip)`
-              : `\nWaiting for input "${view.pendingInput.key}": quarry ask ${shortId(session.id)} approve (or your feedback)\n${JSON.stringify(view.pendingInput.payload, null, 2)}`,
+              ? `\n${clarifyingText(questions)}\nAnswer: quarry ask ${short} "<your answers>" (or skip)`
+              : outline
+                ? `\nThe outline of "${outline.title}":\n\n${outlineText(outline)}\n\nApprove it: quarry ask ${short} approve — or say what to change: quarry ask ${short} "<what to change>"`
+                : `\nWaiting for input "${key}": quarry ask ${short} "<your answer>"`,
           );
         }
         printLine('\nConversation:');
-        for (const message of view.messages)
-          printLine(
-            `  ${message.role}: ${message.content.length > 200 ? `${message.content.slice(0, 200)}…` : message.content}`,
-          );
+        for (const turn of conversation) {
+          const text = turn.content.length > 200 ? `${turn.content.slice(0, 200)}…` : turn.content;
+          printLine(`  ${turn.role}: ${text.replaceAll('\n', '\n    ')}`);
+        }
         if (options.steps || options.prompts) {
           printLine('\nSteps:');
           let phase: string | null | undefined;
