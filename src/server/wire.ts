@@ -312,7 +312,15 @@ export const resumeBody = z
   .strict();
 
 export const forkBody = z
-  .object({ from: stepRef.optional(), title: title.optional(), run: z.boolean().optional() })
+  .object({
+    from: stepRef.optional(),
+    turn: z.number().int().min(1).max(1_000_000).optional().openapi({
+      description:
+        'An earlier turn (run number; 1 is the first report, before follow-ups): the fork ends with it, or, with `from`, starts again inside it.',
+    }),
+    title: title.optional(),
+    run: z.boolean().optional(),
+  })
   .strict();
 export const messageBody = z.object({ role: z.literal('user'), content: noNul(z.string().max(1_000_000)) }).strict();
 

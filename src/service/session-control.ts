@@ -33,6 +33,47 @@ export function findRewindPoint(journal: readonly StepRecord[], from: string): S
   );
 }
 
+/** The journal of run number `turn` of the session. */
+async function turnJournal(context: ServiceContext, session: Session, turn: number): Promise<StepRecord[]> {
+  const run = (await context.store.listRuns(session.id)).find((each) => each.number === turn);
+  if (!run)
+    throw new QuarryError('RUN_NOT_FOUND', `Session ${session.id.slice(0, 8)} has no run ${turn}.`, {
+      details: { field: 'turn', sessionId: session.id, run: turn },
+    });
+  return runJournal(context, session, run.id);
+}
+
+/** A run's journal as a rewind reads it: no superseded steps. */
+async function runJournal(context: ServiceContext, session: Session, runId: string): Promise<StepRecord[]> {
+  const steps = await context.store.listSteps(session.id);
+  return steps.filter((step) => step.runId === runId && step.status !== 'superseded');
+}
+
+/**
+ * The step of the current run a rewind or fork starts at. One that only an earlier run has (the
+ * outline of the first report, after a follow-up) is refused naming that run, and how to fork from it.
+ */
+async function findInCurrentRun(context: ServiceContext, session: Session, from: string): Promise<StepRecord> {
+  const journal = await context.store.loadCurrentJournal(session.id);
+  try {
+    return findRewindPoint(journal, from);
+  } catch (error) {
+    const runs = await context.store.listRuns(session.id);
+    const steps = await context.store.listSteps(session.id);
+    for (const run of [...runs].reverse()) {
+      if (run.id === session.currentRunId) continue;
+      const inRun = steps.filter((step) => step.runId === run.id && step.status !== 'superseded');
+      if (!inRun.some((step) => step.key === from || step.phase === from)) continue;
+      throw new QuarryError(
+        'STEP_NOT_FOUND',
+        `"${from}" is in run ${run.number} of session ${session.id.slice(0, 8)}, before its latest turn; a rewind works within the current run (${runs.length}). Fork from it instead: quarry fork ${session.id.slice(0, 8)} --turn ${run.number} --from ${from} (API: "turn": ${run.number}).`,
+        { details: { field: 'from', from, run: run.number } },
+      );
+    }
+    throw error;
+  }
+}
+
 export interface ResumeRequest {
   sessionId: string;
   /** Rewind in place from this phase or step key. */
@@ -102,8 +143,7 @@ export async function planResume(
   const change =
     sourced || bounded !== session.settings ? { settings: bounded, newDocs: sourced?.newDocs ?? [] } : null;
   if (change) await context.indexer.ensure(change.newDocs);
-  const journal = request.from ? await context.store.loadCurrentJournal(session.id) : [];
-  const point = request.from ? findRewindPoint(journal, request.from) : null;
+  const point = request.from ? await findInCurrentRun(context, session, request.from) : null;
   if (request.force && !request.from && session.storedStatus === 'completed') {
     // Run it again: a new run of the original question, so the old report stays as a version.
     const first = (await context.store.listRuns(session.id))[0];
@@ -164,20 +204,30 @@ export async function queueResume(context: ServiceContext, request: ResumeReques
 /** Forks before a step of the current run into a new session under the installed workflow version. */
 export async function forkSession(
   context: ServiceContext,
-  request: { sessionId: string; from?: string; title?: string; run?: boolean },
+  request: {
+    sessionId: string;
+    from?: string;
+    /** An earlier turn (run number): the copy ends with it, or is cut before `from` within it. */
+    turn?: number;
+    title?: string;
+    run?: boolean;
+  },
 ): Promise<Session> {
   const source = await context.store.getSession(request.sessionId);
   // Everything the run needs is checked before the fork exists, so a refusal leaves nothing behind.
   if (request.run) checkModels(context, parseResearchSettings(source.settings));
   let beforeStep: string | undefined;
   if (request.from) {
-    const journal = await context.store.loadCurrentJournal(source.id);
-    beforeStep = findRewindPoint(journal, request.from).key;
+    beforeStep =
+      request.turn === undefined
+        ? (await findInCurrentRun(context, source, request.from)).key
+        : findRewindPoint(await turnJournal(context, source, request.turn), request.from).key;
   }
   const workflow = context.workflows.get(source.workflow.name);
   const fork = await context.store.forkSession({
     sessionId: source.id,
     beforeStep,
+    throughRun: request.turn,
     title: request.title,
     workflow: { name: workflow.name, version: workflow.version },
     admission: sessionAdmission(context),

@@ -578,11 +578,14 @@ export interface DeliverInputResult {
 
 export interface ForkSessionInput {
   sessionId: string;
-  /** The step to fork before, in the source's current run. Omitted: copy the whole journal. */
+  /**
+   * The step to fork before, in the source's current run (in run `throughRun` when given: an
+   * earlier turn). Omitted: copy the whole journal.
+   */
   beforeStep?: string;
   /**
    * Copy the runs up to this number whole and nothing after (a branch at the end of a turn): the
-   * copy is `completed` when that run completed. Not with `beforeStep`.
+   * copy is `completed` when that run completed. With `beforeStep`, that run is cut before it.
    */
   throughRun?: number;
   ownerId?: string;

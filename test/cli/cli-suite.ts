@@ -442,6 +442,19 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       const followUp = quarry(['ask', id, 'When did La Rance open?']);
       expect(followUp.code, followUp.stderr).toBe(0);
       expect(followUp.stdout).toContain('1966');
+      // The first turn's steps are out of a rewind's reach now; the refusal says how to fork from them.
+      const refused = quarry(['resume', id, '--from', 'outline']);
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toContain(`quarry fork ${id} --turn 1 --from outline`);
+      const branch = quarry(['fork', id, '--turn', '1', '--from', 'outline']);
+      expect(branch.code, branch.stderr).toBe(0);
+      const branchId = /quarry resume ([0-9a-f]{8})/.exec(branch.stdout)![1]!;
+      // It starts again at the first report's outline: its review is asked again.
+      expect(quarry(['resume', branchId]).code).toBe(3);
+      const asFirst = quarry(['fork', id, '--turn', '1']);
+      expect(asFirst.stdout).toContain('as it stood after turn 1');
+      const firstId = /quarry ask ([0-9a-f]{8})/.exec(asFirst.stdout)![1]!;
+      expect(quarry(['show', firstId]).stdout).not.toContain('La Rance open');
     });
 
     it('moves an unfinished session through export and import, and resumes a legacy half-finished one', () => {

@@ -370,6 +370,7 @@ export function sessionRoutes(options: { publicUrl?: string | null } = {}) {
       const fork = await forkSession(context, {
         sessionId: c.req.valid('param').id,
         from: request.from,
+        turn: request.turn,
         title: request.title,
         run: request.run,
       });

@@ -309,9 +309,15 @@ export function forkAndRetentionCases(use: () => TestDatabase): void {
       'second answer',
     ]);
     await expectCode(store.forkSession({ sessionId: session.id, throughRun: 3 }), 'RUN_NOT_FOUND');
+    // Cut inside an earlier turn: that run up to the step, nothing after it.
+    const earlier = await store.forkSession({ sessionId: session.id, throughRun: 1, beforeStep: 'answer' });
+    expect(earlier.status).toBe('interrupted');
+    expect((await store.listRuns(earlier.id)).map((run) => [run.number, run.status])).toEqual([[1, 'open']]);
+    expect(await store.loadJournal(earlier.currentRunId!)).toEqual([]);
+    expect((await store.listMessages(earlier.id)).map((message) => message.content)).toEqual(['What is being tested?']);
     await expectCode(
-      store.forkSession({ sessionId: session.id, throughRun: 1, beforeStep: 'answer' }),
-      'INVALID_INPUT',
+      store.forkSession({ sessionId: session.id, throughRun: 1, beforeStep: 'no-such-step' }),
+      'STEP_NOT_FOUND',
     );
   });
 

@@ -1,4 +1,4 @@
-import { invalidInput, QuarryError } from '../../shared/errors.ts';
+import { QuarryError } from '../../shared/errors.ts';
 import type { ForkSessionInput, Session } from '../store.ts';
 import { admit } from './admission.ts';
 import { newId } from './codec.ts';
@@ -18,17 +18,27 @@ interface Cut {
   startedAt: number;
 }
 
-async function findCut(tx: SqlExecutor, source: Session, beforeStep: string | undefined): Promise<Cut | null> {
+/** The step to cut before, in run `inRun` when given (an earlier turn), else in the current run. */
+async function findCut(
+  tx: SqlExecutor,
+  source: Session,
+  beforeStep: string | undefined,
+  inRun: number | undefined,
+): Promise<Cut | null> {
   if (beforeStep === undefined) return null;
   const rows = await tx.query<{ seq: number; started_at: number; number: number }>(
-    `SELECT s.seq, s.started_at, r.number FROM steps s JOIN runs r ON r.id = s.run_id
-     WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`,
-    [source.currentRunId, beforeStep],
+    inRun === undefined
+      ? `SELECT s.seq, s.started_at, r.number FROM steps s JOIN runs r ON r.id = s.run_id
+         WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`
+      : `SELECT s.seq, s.started_at, r.number FROM steps s JOIN runs r ON r.id = s.run_id
+         WHERE r.session_id = ? AND r.number = ? AND s.key = ? AND s.status <> 'superseded'`,
+    inRun === undefined ? [source.currentRunId, beforeStep] : [source.id, inRun, beforeStep],
   );
   const row = rows[0];
   if (!row) {
-    throw new QuarryError('STEP_NOT_FOUND', `Session "${source.id}" has no step "${beforeStep}" in its current run.`, {
-      details: { sessionId: source.id, key: beforeStep },
+    const where = inRun === undefined ? 'its current run' : `run ${inRun}`;
+    throw new QuarryError('STEP_NOT_FOUND', `Session "${source.id}" has no step "${beforeStep}" in ${where}.`, {
+      details: { sessionId: source.id, key: beforeStep, ...(inRun === undefined ? {} : { run: inRun }) },
     });
   }
   return { runNumber: Number(row.number), seq: Number(row.seq), startedAt: Number(row.started_at) };
@@ -39,9 +49,7 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
   return ctx.driver.transaction(async (tx) => {
     const source = await readSession(ctx, tx, input.sessionId, input);
     await admit(ctx, tx, { ownerId: source.ownerId, admission: input.admission });
-    if (input.beforeStep !== undefined && input.throughRun !== undefined)
-      throw invalidInput('throughRun', 'a fork is cut before a step or after a run, not both');
-    const cut = await findCut(tx, source, input.beforeStep);
+    const cut = await findCut(tx, source, input.beforeStep, input.throughRun);
     const forkId = input.newSessionId ?? newId();
     const workflow = input.workflow ?? source.workflow;
     await tx.query(
@@ -97,7 +105,7 @@ export async function forkSession(ctx: SqlContext, input: ForkSessionInput): Pro
     }
     await refreshForkCounters(tx, forkId, currentRunId);
     // A branch after a completed turn is a finished session, ready for the next question.
-    if (input.throughRun !== undefined && lastStatus === 'completed')
+    if (input.throughRun !== undefined && cut === null && lastStatus === 'completed')
       await tx.query("UPDATE sessions SET status = 'completed' WHERE id = ?", [forkId]);
     await appendEventsInTx(ctx, tx, forkId, [
       { type: 'session-fork', data: { from: source.id, beforeStep: input.beforeStep ?? null } },
