@@ -218,7 +218,7 @@ export function describeEngine(harness: StoreHarness, skipReason: string | null)
         });
         await eventually(() => {
           if (readProbeLog(logFile).lines.some((line) => line.startsWith('held'))) return true;
-          if (ended !== null && ended.includes('signal null')) throw new Error(ended);
+          if (ended?.includes('signal null')) throw new Error(ended);
           return false;
         }, 20_000);
         child.kill('SIGKILL');

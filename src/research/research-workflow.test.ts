@@ -13,7 +13,7 @@ import { localServiceContext } from '../service/local-context.ts';
 import { createWorkflowRegistry } from '../service/research-runtime.ts';
 import { exportSession } from '../service/session-export.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
-import { eventually, sleep, type TestDatabase } from '../store/conformance/harness.ts';
+import { eventually, type TestDatabase } from '../store/conformance/harness.ts';
 import { sqliteHarness } from '../store/sqlite/sqlite-harness.ts';
 import { isApproval } from './outline-review.ts';
 import type { ResearchOutput } from './research-types.ts';

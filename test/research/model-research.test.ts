@@ -12,7 +12,7 @@ import type { ResearchOutput, SourceText } from '../../src/research/research-typ
 import { localServiceContext } from '../../src/service/local-context.ts';
 import { createWorkflowRegistry } from '../../src/service/research-runtime.ts';
 import { askSession, startResearch } from '../../src/service/start-research.ts';
-import { eventually, type StoreHarness, sleep, type TestDatabase } from '../../src/store/conformance/harness.ts';
+import { eventually, type StoreHarness, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
 import { within } from '../support/bounds.ts';
