@@ -307,6 +307,25 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       }
     });
 
+    it('carries on an interrupted session when run again with its external id, and says a waiting one waits', () => {
+      const queued = quarry(['--json', 'run', QUESTION, '--docs', docs, '--external-id', 'job-7', '--detach']);
+      const id = idOf(queued);
+      expect(quarry(['stop', id]).code).toBe(0);
+      expect(JSON.parse(quarry(['--json', 'show', id]).stdout).session.status).toBe('interrupted');
+      const again = quarry(['run', QUESTION, '--docs', docs, '--external-id', 'job-7']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('It was interrupted: resuming it.');
+      expect(again.stdout).toContain('## Sources');
+      expect(JSON.parse(quarry(['--json', 'show', id]).stdout).session.status).toBe('completed');
+      // Once more: the finished session is returned as it is.
+      const done = quarry(['run', QUESTION, '--docs', docs, '--external-id', 'job-7']);
+      expect(done.code).toBe(0);
+      expect(done.stdout).toContain(`Session ${id} (completed)`);
+      const waiting = quarry(['run', QUESTION, '--docs', docs, '--external-id', 'job-8', '--review-outline']);
+      expect(waiting.code).toBe(3);
+      expect(quarry(['run', QUESTION, '--docs', docs, '--external-id', 'job-8']).code).toBe(3);
+    });
+
     it('lists, shows, renames, forks, exports, imports and deletes sessions by id prefix', () => {
       const id = idOf(quarry(['--json', 'run', QUESTION, '--docs', docs, '--external-id', 'job-42']));
       const short = id.slice(0, 8);

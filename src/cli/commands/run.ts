@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import { planResume, queueResume } from '../../service/session-control.ts';
 import { startResearch } from '../../service/start-research.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
+import { exitCodes } from '../error-to-exit-code.ts';
 import { runInForeground } from '../foreground.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
@@ -77,6 +79,20 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
       }
       if (!created && !runtime.json)
         console.error(`Session ${shortId(session.id)} already has external id ${options.externalId}.`);
+      // Running it again carries on where it stopped: an interrupted or failed session is resumed
+      // (here, or queued with --detach), as `quarry resume` would.
+      if (!created && (session.status === 'interrupted' || session.status === 'failed')) {
+        if (!runtime.json) console.error(`It was ${session.status}: resuming it.`);
+        if (options.detach) {
+          const queued = await queueResume(context, { sessionId: session.id });
+          if (runtime.json) printJson({ type: 'session', sessionId: queued.id, status: queued.status, created });
+          else printLine(`Queued session ${queued.id} to resume; watch it with: quarry show ${shortId(queued.id)}`);
+          return;
+        }
+        setExitCode(await runInForeground(runtime, session.id, await planResume(context, { sessionId: session.id })));
+        return;
+      }
+      if (!created && session.status === 'waiting') setExitCode(exitCodes.waiting);
       if (options.detach || !created) {
         if (runtime.json) printJson({ type: 'session', sessionId: session.id, status: session.status, created });
         else if (created)
