@@ -4,6 +4,7 @@ import { packageRoot } from '../../config/package-root.ts';
 import { checkWebProvider } from '../../providers/search/create-search-providers.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
+import { announceServer } from '../running-servers.ts';
 
 export function registerServe(program: Command, runtime: CliRuntime): void {
   program
@@ -46,10 +47,13 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
           undefined,
           { workerId: server.runner?.workerId },
         );
+        // `quarry share` on this machine prints links to this server, at the address it really has.
+        const withdraw = announceServer(config.home, { url: server.url, store: context.store.info().location });
         await new Promise<void>((resolve) => {
           let signals = 0;
           const stop = () => {
             if (++signals > 1) process.exit(130);
+            withdraw();
             log('quarry serve: shutting down; running sessions go back to the queue…');
             void server.close().then(resolve);
           };

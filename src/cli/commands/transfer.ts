@@ -9,6 +9,7 @@ import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { parseWholeNumber } from '../parse-options.ts';
+import { runningServers } from '../running-servers.ts';
 
 /** export, import and share: sessions as files, and as a read-only link. */
 export function registerTransfer(program: Command, runtime: CliRuntime): void {
@@ -73,13 +74,20 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
         return;
       }
       const link = await shareSession(context, sessionId);
-      const { publicUrl, host, port } = context.config.server;
-      const base = publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-      const url = new URL(link.path, base).href;
-      if (runtime.json) printJson({ type: 'share', sessionId, path: link.path, url });
+      // The address others reach: the one configured, else the server of this store running here.
+      const { publicUrl } = context.config.server;
+      const serving = runningServers(context.config.home, context.store.info().location)[0] ?? null;
+      const base = publicUrl ?? serving?.url ?? null;
+      const url = base === null ? null : new URL(link.path, base).href;
+      const stop = `It is shown only now; \`quarry share ${shortId(sessionId)} --stop\` ends it.`;
+      if (runtime.json) printJson({ type: 'share', sessionId, path: link.path, url, serving: serving?.url ?? null });
+      else if (url === null)
+        printLine(
+          `${link.path}\nNo \`quarry serve\` of this store runs on this machine, so the address is not known: the link is this path on the server that serves this store (set QUARRY_PUBLIC_URL to the address others reach it at, and \`quarry share\` prints it whole). ${stop}`,
+        );
       else
         printLine(
-          `${url}\nAnyone with this link can read the report while \`quarry serve\` serves this store${publicUrl ? '' : ' (set QUARRY_PUBLIC_URL to the address others reach it at)'}. It is shown only now; \`quarry share ${shortId(sessionId)} --stop\` ends it.`,
+          `${url}\nAnyone with this link can read the report while ${publicUrl ? 'the server at this address' : `the \`quarry serve\` running here (pid ${serving!.pid})`} serves this store${publicUrl || !/\/\/(127\.|localhost|\[::1\])/.test(url) ? '' : '; it listens on loopback only, so only this machine can open it (set QUARRY_PUBLIC_URL to the address others reach it at)'}. ${stop}`,
         );
     });
 
