@@ -146,6 +146,8 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await shot('citation-panel');
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
+    // Focus goes back to the citation that opened the panel (issue 46: it was lost).
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-citation'))).toMatch(/^\d+$/);
     // Above the report, a strip of the sources it cites: each opens its passage too.
     const strip = page.getByRole('navigation', { name: 'Sources of this report' });
     const cards = strip.getByRole('button', { name: /^\[\d+\]/ });
@@ -155,6 +157,21 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await cards.first().click();
     await page.getByRole('complementary', { name: `Source ${/^\[(\d+)\]/.exec(first)![1]}` }).waitFor();
     await page.keyboard.press('Escape');
+    // The report's source list: a local document opens its source beside the report (issue 46: a bare path).
+    const local = page.locator('.report article button.source-link').first();
+    const opens = await local.getAttribute('data-citation');
+    await local.click();
+    await page.getByRole('complementary', { name: `Source ${opens}` }).waitFor();
+    await page.keyboard.press('Escape');
+    // From the top of the page, two Tab presses and Enter reach the follow-up box, whatever the
+    // sessions list and the report hold (issue 46: it took 253 with 50 sessions).
+    await page.reload();
+    await page.locator('.report article').waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the follow-up question');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('follow-up');
   });
 
   it('says once that the connection is lost, stops the live pulse, and catches up when the server is back', {
@@ -502,6 +519,48 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
       expect(await background.getByText(/running for/).count()).toBe(0);
     } finally {
       await background.close();
+    }
+  });
+  it('says a run finished from any page of the app, not only the session’s own (issue 46)', {
+    timeout: within(90_000),
+  }, async () => {
+    const elsewhere = await browser.newPage();
+    try {
+      await elsewhere.addInitScript(() => {
+        const shown: { title: string; body?: string }[] = [];
+        (window as unknown as { shown: typeof shown }).shown = shown;
+        class RecordedNotification {
+          static permission = 'granted';
+          static requestPermission = async () => 'granted';
+          constructor(title: string, options: { body?: string } = {}) {
+            shown.push({ title, body: options.body });
+          }
+        }
+        (window as unknown as { Notification: unknown }).Notification = RecordedNotification;
+      });
+      await elsewhere.goto(server.url);
+      await elsewhere.getByLabel('Question', { exact: true }).fill('Where do tidal streams run fastest?');
+      await elsewhere.getByLabel('Model').fill('openai-compatible:fake');
+      await elsewhere.getByLabel('Ask me clarifying questions first if the question is ambiguous').uncheck();
+      await elsewhere.getByRole('button', { name: 'Start research' }).click();
+      await elsewhere.waitForURL(/\/sessions\/[A-Za-z0-9_-]+$/);
+      const id = elsewhere.url().split('/').at(-1)!;
+      await elsewhere.getByText(/running for \d+ s/).waitFor({ timeout: within(20_000) });
+      // Off to write another question while it runs: the tab is in view, the session is not.
+      await elsewhere.getByRole('link', { name: 'Quarry' }).click();
+      await elsewhere.getByLabel('Question', { exact: true }).waitFor();
+      await expect
+        .poll(async () => (await (await fetch(`${server.url}/api/sessions/${id}`)).json()).status, {
+          timeout: within(60_000),
+        })
+        .toBe('completed');
+      await expect
+        .poll(() => elsewhere.evaluate(() => (window as unknown as { shown: unknown[] }).shown), {
+          timeout: within(10_000),
+        })
+        .toEqual([{ title: 'Research finished', body: expect.stringContaining('tidal streams') }]);
+    } finally {
+      await elsewhere.close();
     }
   });
   it('shows a flag’s reason on screen on a phone, however far down the report the flag is', {

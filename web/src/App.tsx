@@ -8,6 +8,7 @@ import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
 import { ThemeToggle } from './components/ThemeToggle.tsx';
 import { useConnection } from './use-connection.ts';
+import { useFinishNotifications } from './use-finish-notifications.ts';
 
 /** `/` is new research; `/sessions/:id` a session (so reloads and shared links work). */
 function sessionFromPath(path: string): string | null {
@@ -67,9 +68,10 @@ export function App() {
     setWho('signed-out');
   }
 
+  const sessionId = sessionFromPath(path);
+  useFinishNotifications(who !== null && who !== 'signed-out' ? sessionId : null);
   if (who === null) return <p className="muted centered">Loading…</p>;
   if (who === 'signed-out') return <SignIn onSignedIn={setWho} />;
-  const sessionId = sessionFromPath(path);
   // A session's page names itself (SessionPage); the rest say where the reader is.
   if (!sessionId) document.title = 'New research · Quarry';
   return (
@@ -77,6 +79,12 @@ export function App() {
       <a className="skip-link" href="#content">
         Skip to content
       </a>
+      {sessionId && (
+        // Past the sessions list and the report's every citation: two Tab presses from the top.
+        <a className="skip-link" href="#follow-up">
+          Skip to the follow-up question
+        </a>
+      )}
       <header className="topbar">
         <button
           type="button"

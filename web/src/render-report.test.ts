@@ -99,7 +99,7 @@ describe('report sections and copying', () => {
     expect(html).toContain('<h2 id="section-1">How it works <button type="button" class="copy" data-copy-section="1"');
     expect(html).toContain('<h3 id="section-2">Barrages');
     expect(html).toContain(
-      '<button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button><pre>',
+      '<button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button><pre tabindex="0">',
     );
     expect(html).toContain('flow[1] = 3');
   });
@@ -134,5 +134,32 @@ describe('renderPassage', () => {
     });
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img');
+  });
+});
+
+describe('source lists', () => {
+  it('opens a local document of a source list beside the report; web addresses stay links, code is left alone', () => {
+    const text = [
+      '## Sources',
+      '',
+      '1. Tidal energy — </srv/docs/energy/tidal.md>',
+      '2. Barrages — <https://example.org/barrages>',
+      '3. Uncited — </srv/docs/other.md>',
+      '',
+      '- [4] Tides — <file:///srv/docs/tides.txt>',
+      '',
+      '```',
+      '1. Not a list — </etc/passwd>',
+      '```',
+    ].join('\n');
+    const html = renderReport(text, { citations: new Set([1, 2, 4]) });
+    expect(html).toContain(
+      'Tidal energy — <button type="button" class="source-link" data-citation="1" aria-label="Open source 1: /srv/docs/energy/tidal.md">/srv/docs/energy/tidal.md</button>',
+    );
+    expect(html).toContain('<a href="https://example.org/barrages">');
+    expect(html).toContain('Uncited — &lt;/srv/docs/other.md&gt;');
+    expect(html).toContain('data-citation="4" aria-label="Open source 4: file:///srv/docs/tides.txt"');
+    expect(html).toContain('1. Not a list — &lt;/etc/passwd&gt;');
+    expect(html.match(/class="source-link"/g)).toHaveLength(2);
   });
 });

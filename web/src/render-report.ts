@@ -6,6 +6,49 @@ import MarkdownIt from 'markdown-it';
  * reader's browser contact another host.
  */
 const markdown = new MarkdownIt({ html: false, linkify: true }).disable('image');
+// A code block scrolls sideways: it takes keyboard focus, so the keyboard can scroll it too (WCAG 2.1.1).
+for (const rule of ['fence', 'code_block'] as const) {
+  const render = markdown.renderer.rules[rule]!;
+  markdown.renderer.rules[rule] = (tokens, index, options, env, self) =>
+    render(tokens, index, options, env, self).replace(/^<pre>/, '<pre tabindex="0">');
+}
+
+/** What a render is told: the citation numbers that name a source (see `RenderOptions`). */
+interface RenderEnv {
+  citations?: ReadonlySet<number>;
+}
+
+/**
+ * A source list's local document (`1. Title — <path>`, or `- [1] Title — <path>` in an answer) opens
+ * its source beside the report, as its citations do: a path on the server is no link a browser can
+ * follow. Web addresses stay links (linkify). Works on the parsed Markdown, so code and quotes,
+ * which are not list items' own text, are never touched.
+ */
+markdown.core.ruler.push('source-links', (state) => {
+  const citations = (state.env as RenderEnv).citations;
+  if (!citations) return;
+  // The number the current item of each open list has (NaN in a bulleted list).
+  const items: number[] = [];
+  for (const token of state.tokens) {
+    if (token.type === 'ordered_list_open') items.push(Number(token.attrGet('start') ?? 1) - 1);
+    else if (token.type === 'bullet_list_open') items.push(Number.NaN);
+    else if (token.type === 'ordered_list_close' || token.type === 'bullet_list_close') items.pop();
+    else if (token.type === 'list_item_open' && items.length > 0) items[items.length - 1]! += 1;
+    else if (token.type === 'inline' && items.length > 0 && token.children) {
+      const last = token.children.at(-1);
+      const local = last?.type === 'text' ? /^([\s\S]*— )<([^<>\s][^<>]*)>$/.exec(last.content) : null;
+      // A web address is a link already; a path or a file: URL names a document on the server.
+      if (!last || !local || (/^[a-z][a-z0-9+.-]*:/i.test(local[2]!) && !/^file:/i.test(local[2]!))) continue;
+      const number = Number.isNaN(items.at(-1)) ? Number(/^\[(\d+)\]/.exec(token.content)?.[1]) : items.at(-1)!;
+      if (!citations.has(number)) continue;
+      last.content = local[1]!;
+      const button = new state.Token('html_inline', '', 0);
+      const path = escapeHtml(local[2]!);
+      button.content = `<button type="button" class="source-link" data-citation="${number}" aria-label="Open source ${number}: ${path}">${path}</button>`;
+      token.children.push(button);
+    }
+  }
+});
 
 function escapeHtml(text: string): string {
   return text.replace(
@@ -93,8 +136,8 @@ function withSectionIds(html: string): string {
 function withCodeCopy(html: string): string {
   return html
     .replace(
-      /<pre>/g,
-      '<div class="code-block"><button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button><pre>',
+      /<pre tabindex="0">/g,
+      '<div class="code-block"><button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button><pre tabindex="0">',
     )
     .replace(/<\/pre>/g, '</pre></div>');
 }
@@ -113,7 +156,8 @@ export function renderReport(text: string, options: RenderOptions): string {
       (kind === 'uncited' ? 'This claim cites no source of the report.' : 'Its cited source does not support it.');
     return `<button type="button" class="flag ${kind}" data-reason="${escapeHtml(reason)}" aria-label="${label}: ${escapeHtml(reason)}">${label}</button>`;
   };
-  const html = inText(markdown.render(text), (part) =>
+  const env: RenderEnv = { citations: options.citations };
+  const html = inText(markdown.render(text, env), (part) =>
     part.replace(/\[(\d+(?:, ?\d+)*)\]/g, (_whole, list: string) =>
       list
         .split(/, ?/)

@@ -24,6 +24,14 @@ export function CitationPanel({
   const [error, setError] = useState<string | null>(null);
   const close = useRef<HTMLButtonElement>(null);
 
+  // Closed, the panel gives focus back to what opened it (a citation, a source card), not to the page's top.
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
+
   useEffect(() => {
     setCitation(null);
     setError(null);

@@ -23,8 +23,9 @@ export function ConnectionBanner({ connection }: { connection: Connection }) {
   if (!connection.online)
     return (
       <div className="banner offline" role="status">
-        Connection to the server lost. Research keeps running there; this page catches up when it is back. Trying again
-        in {connection.retryIn} s…
+        The server does not answer. Nothing recorded is lost: research it was running goes on if the server is up and
+        only the connection dropped, and continues from its last step once the server runs again. This page catches up
+        when it is back; trying again in {connection.retryIn} s…
       </div>
     );
   if (recovered)

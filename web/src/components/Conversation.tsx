@@ -120,6 +120,7 @@ export function Conversation({
         <label>
           Follow-up question
           <textarea
+            id="follow-up"
             rows={2}
             value={text}
             onChange={(event) => setText(event.target.value)}

@@ -475,8 +475,7 @@ function NotifyButton() {
 
 /**
  * When a run this page watched ends (completed, failed, waiting for a review) while the tab is in the
- * background: a notification, with the browser's permission, and what the tab's title should say
- * until the person comes back to it (null otherwise).
+ * background: what the tab's title should say until the person comes back to it (null otherwise).
  */
 function useFinishNotice(detail: SessionDetail | null): string | null {
   const previous = useRef<{ id: string; status: string } | null>(null);
@@ -491,9 +490,8 @@ function useFinishNotice(detail: SessionDetail | null): string | null {
     if (!wasRunning || !ended || !document.hidden) return;
     const what =
       detail.status === 'completed' ? 'finished' : detail.status === 'waiting' ? 'waits for your review' : 'failed';
+    // The notification itself comes from the app, whichever page is open (useFinishNotifications).
     setUnseen(what);
-    if (typeof Notification !== 'undefined' && Notification.permission === 'granted')
-      new Notification(`Research ${what}`, { body: detail.title, tag: detail.id });
   }, [detail]);
   useEffect(() => {
     if (!unseen) return;
