@@ -5,7 +5,7 @@ import { type AnswerEnd, followAnswer, type RunUsage } from '../service/answer-s
 import { type ChatTurn, openChatTurn } from '../service/chat-conversation.ts';
 import { answerChore, recognizeChore } from '../service/housekeeping.ts';
 import { QuarryError } from '../shared/errors.ts';
-import { chatDefaults, checkModel, MODEL, refuseUnsupported } from './openai-options.ts';
+import { chatDefaults, checkModel, MODEL, refuseUnsupported, textOfParts } from './openai-options.ts';
 import { progressNote } from './responses-wire.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
@@ -81,9 +81,9 @@ const completions = createRoute({
   },
 });
 
-function textOf(content: ChatCompletionBody['messages'][number]['content']): string {
+function textOf(content: ChatCompletionBody['messages'][number]['content'], field: string): string {
   if (typeof content === 'string') return content;
-  return (content ?? []).map((part) => part.text ?? '').join('');
+  return textOfParts(content ?? [], ['text', 'refusal'], field);
 }
 
 function usageOf(usage: RunUsage) {
@@ -130,9 +130,9 @@ export function openAiRoutes(_dependencies: ServerDependencies) {
       checkModel(body.model);
       const context = c.get('context');
       const metadataChatId = typeof body.metadata?.chat_id === 'string' ? body.metadata.chat_id : undefined;
-      const messages: ChatTurn[] = body.messages.map((message) => ({
+      const messages: ChatTurn[] = body.messages.map((message, index) => ({
         role: message.role,
-        text: textOf(message.content),
+        text: textOf(message.content, `messages.${index}.content`),
       }));
       const id = `chatcmpl-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);

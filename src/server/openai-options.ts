@@ -120,3 +120,25 @@ export function checkModel(model: string | undefined | null): void {
       details: { field: 'model', code: 'model_not_found' },
     });
 }
+
+/**
+ * The text of a message's content parts. A part that is not text (an image, an audio clip, a file)
+ * is refused by name: Quarry researches text, and dropping the part silently would answer another
+ * question than the one asked.
+ */
+export function textOfParts(
+  parts: readonly { type: string; text?: string }[],
+  textTypes: readonly string[],
+  field: string,
+): string {
+  return parts
+    .map((part, index) => {
+      if (textTypes.includes(part.type)) return part.text ?? '';
+      throw new QuarryError(
+        'INVALID_INPUT',
+        `Content part ${index} of ${field} is ${part.type}: Quarry reads text only (${textTypes.join(', ')}).`,
+        { details: { field: `${field}.${index}.type`, code: 'unsupported_content_part' } },
+      );
+    })
+    .join('');
+}

@@ -16,7 +16,7 @@ import {
 import type { ServiceContext } from '../service/service-context.ts';
 import { stopSession } from '../service/session-control.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
-import { checkModel, refuseUnsupported, responsesDefaults } from './openai-options.ts';
+import { checkModel, refuseUnsupported, responsesDefaults, textOfParts } from './openai-options.ts';
 import { ResponseEventWriter, responseObject } from './responses-wire.ts';
 import { liveStream } from './routes/live-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
@@ -159,13 +159,7 @@ function turnsOf(input: z.infer<typeof responseCreateBody>['input']): ChatTurn[]
       text:
         typeof content === 'string'
           ? content
-          : content
-              .map((part) =>
-                part.type === 'input_text' || part.type === 'output_text' || part.type === 'text'
-                  ? (part.text ?? '')
-                  : '',
-              )
-              .join(''),
+          : textOfParts(content, ['input_text', 'output_text', 'text', 'refusal'], `input.${index}.content`),
     };
   });
 }

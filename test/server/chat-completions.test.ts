@@ -244,6 +244,21 @@ function describeChat(harness: StoreHarness, skip: string | null) {
       await expect(
         client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: QUESTION }] }),
       ).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+      // An image is refused by name, never dropped (issue 45).
+      await expect(
+        client().chat.completions.create({
+          model: 'quarry',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: QUESTION },
+                { type: 'image_url', image_url: { url: 'https://example.org/tide.png' } },
+              ],
+            },
+          ],
+        }),
+      ).rejects.toMatchObject({ status: 400, code: 'unsupported_content_part', param: 'messages.0.content.1.type' });
       // Nothing was started by a refused request.
       expect((await database.store.listSessions()).sessions).toEqual([]);
       // The defaults are what Quarry does anyway.

@@ -338,6 +338,21 @@ describe('OpenAI Responses API', () => {
       [{ input: 'x', made_up: 1 }, 400],
       [{ input: 'x', model: 'gpt-4o' }, 404],
       [{ input: [{ type: 'function_call_output', call_id: 'c1', output: '42' }] }, 400],
+      // A part Quarry cannot read is refused, never dropped (issue 45).
+      [
+        {
+          input: [
+            {
+              role: 'user',
+              content: [
+                { type: 'input_text', text: 'What is in this picture?' },
+                { type: 'input_image', image_url: 'https://example.org/tide.png' },
+              ],
+            },
+          ],
+        },
+        400,
+      ],
     ] as const) {
       const response = await post(body);
       expect(response.status, JSON.stringify(body)).toBe(status);
