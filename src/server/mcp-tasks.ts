@@ -25,7 +25,10 @@ const TASK_STATUS: Record<ResponseStatus, Task['status']> = {
 };
 
 function asTask(state: ResponseState): Task {
-  const status = TASK_STATUS[state.status];
+  // Asked to stop, a running research is cancelled for the client at once (tasks/cancel answers
+  // `cancelled`); its worker stops it at its next heartbeat.
+  const stopping = state.session.stopRequested && TASK_STATUS[state.status] === 'working';
+  const status = stopping ? 'cancelled' : TASK_STATUS[state.status];
   const statusMessage =
     state.error?.message ??
     (status === 'cancelled'

@@ -270,7 +270,7 @@ describe('MCP server', () => {
         break;
       }
       expect((await client.experimental.tasks.getTask(taskId)).status).toBe('working');
-      await client.experimental.tasks.cancelTask(taskId);
+      expect((await client.experimental.tasks.cancelTask(taskId)).status).toBe('cancelled');
       await eventually(async () => (await client.experimental.tasks.getTask(taskId)).status === 'cancelled', 20_000);
       const state = await call(client, 'get_research', { sessionId: taskId.replace(/^resp_0_0_/, '') });
       expect(state.structuredContent.status).toBe('interrupted');
@@ -278,6 +278,50 @@ describe('MCP server', () => {
     } finally {
       await parked.close();
       await parkedDatabase.destroy();
+    }
+  });
+
+  it('answers tasks/cancel of a running research with cancelled, and the run stops (issue 45)', {
+    timeout: within(60_000),
+  }, async () => {
+    const fake = await new FakeOpenAiServer(schemaFakeModel()).start();
+    const runningDatabase = await sqliteHarness.create();
+    const running = await startServer({
+      store: runningDatabase.store,
+      config: testConfig({ QUARRY_DOCS: fixtures, QUARRY_PORT: '0', ...fakeModelEnv(fake.baseUrl) }),
+      runner: true,
+      heartbeatSeconds: 1,
+    });
+    try {
+      // The research runs and waits on its second model call.
+      fake.holdAfter(1);
+      const client = await connect(`${running.url}/mcp`);
+      const stream = client.experimental.tasks.callToolStream(
+        { name: 'research', arguments: { question: 'Which rivers have tidal bores?' } },
+        undefined,
+        { task: { ttl: 60_000 } },
+      );
+      let taskId = '';
+      for await (const message of stream) {
+        if (message.type === 'taskCreated') taskId = message.task.taskId;
+        break;
+      }
+      await fake.waitUntilHeld();
+      const sessionId = taskId.replace(/^resp_0_0_/, '');
+      expect((await runningDatabase.store.getSession(sessionId)).status).toBe('running');
+      expect((await client.experimental.tasks.cancelTask(taskId)).status).toBe('cancelled');
+      fake.release();
+      await eventually(
+        async () => (await runningDatabase.store.getSession(sessionId)).status === 'interrupted',
+        10_000,
+      );
+      expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+      await client.close();
+    } finally {
+      fake.release();
+      await running.close();
+      await runningDatabase.destroy();
+      await fake.stop();
     }
   });
 
