@@ -17,6 +17,7 @@ import { mcpHandler } from './mcp-http.ts';
 import { serverMetrics } from './metrics.ts';
 import { openAiRoutes } from './openai-compatible.ts';
 import { responsesRoutes } from './openai-responses.ts';
+import { completeDocument, documentInfo, registerPlainRoutes } from './openapi-document.ts';
 import { guardRequests } from './request-guard.ts';
 import { accountRoutes, publicAccountRoutes } from './routes/account-routes.ts';
 import { capabilityRoutes } from './routes/capability-routes.ts';
@@ -157,17 +158,13 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   app.get('/metrics', async (c) =>
     c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
   );
+  registerPlainRoutes(app.openAPIRegistry);
   app.get('/api/openapi.json', (c) =>
     c.json(
-      app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'Quarry API',
-          version: QUARRY_VERSION,
-          description:
-            'Deep research sessions that never lose their place. Errors are `{ "error": { "code", "message", "field"? } }`.',
-        },
-      }),
+      completeDocument(
+        app.getOpenAPI31Document({ openapi: '3.1.0', info: documentInfo }),
+        publicOrigin(dependencies, c.req.url),
+      ),
     ),
   );
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

@@ -32,6 +32,8 @@ const signIn = createRoute({
   method: 'post',
   path: '/session',
   tags,
+  // Answers without a token: it is where a token is presented.
+  security: [],
   summary:
     'Sign in with an API token (the web UI): the browser gets a token of its own, minted from it, valid 7 days at most (never longer than the API token, and revoked with it), in an HttpOnly cookie',
   request: {
