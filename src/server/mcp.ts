@@ -1,5 +1,5 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { QUARRY_VERSION } from '../config/version.ts';
 import { eventsWithin } from '../service/answer-stream.ts';
@@ -101,16 +101,23 @@ function describeText(state: Awaited<ReturnType<typeof describe>>): string {
 }
 
 /**
- * Progress notifications until the session's run ends: each step of research in words, and the
- * report's text as it is written (a line at a time).
+ * Progress notifications until the session's run ends: first the session's id (a client cut off
+ * while it waits can read it later), then each step of research in words and the report's text as
+ * it is written (a line at a time); and a log message (`notifications/message`, at `info`) as each
+ * phase starts and as the run ends.
  */
 async function sendProgress(
   context: ServiceContext,
   sessionId: string,
   signal: AbortSignal,
   notify: (params: { progress: number; message: string }) => Promise<void>,
+  log: (message: string) => Promise<void>,
 ): Promise<void> {
   let progress = 0;
+  await notify({
+    progress: ++progress,
+    message: `Research session ${sessionId} started; read it with get_research if this call ends before it does.`,
+  });
   // A client waiting on an outage longer than the bound: the run stops (resumable) and the waiting
   // call ends with the outage as its error (issue 45).
   const watch = new OutageWatch(context.config.server.outageWaitSeconds * 1000);
@@ -120,10 +127,24 @@ async function sendProgress(
       continue;
     }
     watch.see(event);
+    if (event.type === 'phase-start') await log(`Session ${sessionId}: ${event.data.phase} phase started`);
+    if (isRunEnd(event))
+      await log(`Session ${sessionId}: run ended (${event.type === 'run-end' ? event.data.status : 'failed'})`);
     const note = event.type === 'report-delta' ? (event.data.message ? event.data.text : null) : progressNote(event);
     if (note?.trim()) await notify({ progress: ++progress, message: note.trim() });
     if (isRunEnd(event)) return;
   }
+}
+
+/**
+ * Log messages (`info`) to the client, on the stream of the call they are about (so a client over
+ * HTTP hears them without opening another stream); one it cannot take is dropped.
+ */
+function logTo(extra: { sendNotification: (notification: ServerNotification) => Promise<void> }) {
+  return (message: string) =>
+    extra
+      .sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'quarry', data: message } })
+      .catch(() => undefined);
 }
 
 /**
@@ -162,8 +183,13 @@ export function createMcpServer(context: ServiceContext): McpServer {
         // A caller that asked for progress (a plain call waits here) hears it while the research runs.
         const token = extra._meta?.progressToken;
         if (token !== undefined)
-          void sendProgress(context, session.id, extra.signal, (params) =>
-            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } }),
+          void sendProgress(
+            context,
+            session.id,
+            extra.signal,
+            (params) =>
+              extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } }),
+            logTo(extra),
           ).catch(() => undefined);
         return {
           task: await extra.taskStore.createTask({ ttl: null, pollInterval: TASK_POLL_MS, context: { handle } }),
@@ -196,10 +222,18 @@ export function createMcpServer(context: ServiceContext): McpServer {
             status: session.status,
           });
         const token = extra._meta?.progressToken;
-        await sendProgress(context, session.id, extra.signal, (params) =>
-          token === undefined
-            ? Promise.resolve()
-            : extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } }),
+        await sendProgress(
+          context,
+          session.id,
+          extra.signal,
+          (params) =>
+            token === undefined
+              ? Promise.resolve()
+              : extra.sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, ...params },
+                }),
+          logTo(extra),
         );
         const state = await describe(context, session.id);
         return result(describeText(state), state);

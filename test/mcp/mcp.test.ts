@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
@@ -384,6 +384,10 @@ describe('MCP server', () => {
     });
     try {
       await client.connect(transport);
+      const logged: string[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => {
+        logged.push(String(note.params.data));
+      });
       const progress: string[] = [];
       const done = (await client.callTool(
         { name: 'start_research', arguments: { question: QUESTION, wait: true } },
@@ -397,6 +401,10 @@ describe('MCP server', () => {
       expect(done.structuredContent.status).toBe('completed');
       expect(done.structuredContent.report).toMatch(/tidal/i);
       expect(progress.some((line) => line.startsWith('Searching: '))).toBe(true);
+      // The session id comes first, the phases as log messages (issue 45).
+      expect(progress[0]).toContain(`Research session ${done.structuredContent.sessionId} started`);
+      expect(logged).toContain(`Session ${done.structuredContent.sessionId}: search phase started`);
+      expect(logged.at(-1)).toBe(`Session ${done.structuredContent.sessionId}: run ended (completed)`);
       const prompt = await client.getPrompt({ name: 'research', arguments: { question: QUESTION } });
       expect(JSON.stringify(prompt.messages)).toContain(QUESTION);
     } finally {
