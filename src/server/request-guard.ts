@@ -82,10 +82,18 @@ function findNul(value: unknown, path: string, depth = 0): string | null {
  * cannot post `text/plain` JSON), and that JSON bodies nest sanely and hold no NUL characters. The
  * parsed body is kept for the route's validator, so it is read once.
  */
+/**
+ * What orchestrators and scrapers read by whatever name they reach the server at (a compose service,
+ * a Kubernetes pod): no user data, no state change, no cookie honored — nothing a rebound name could
+ * steal or do.
+ */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
 export function guardRequests(dependencies: Pick<ServerDependencies, 'allowedHosts'>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const host = c.req.header('host');
-    checkHost(host, dependencies.allowedHosts);
+    const probe = (c.req.method === 'GET' || c.req.method === 'HEAD') && PROBES.has(c.req.path);
+    if (!probe) checkHost(host, dependencies.allowedHosts);
     const url = c.req.url;
     if (/%00/i.test(url) || url.includes('\u0000')) throw invalidInput('url', 'must not contain NUL characters');
     if (stateChanging.has(c.req.method)) {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,8 +53,10 @@ describe.skipIf(prometheus === null)('Prometheus scrapes a server and a worker (
     fake = await new FakeOpenAiServer(schemaFakeModel()).start();
     folder = mkdtempSync(join(tmpdir(), 'quarry-prometheus-'));
   });
+  const closers: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const child of children.splice(0)) child.kill('SIGKILL');
+    for (const close of closers.splice(0)) await close();
     await server?.close();
     await fake.stop();
     await database.destroy();
@@ -96,6 +99,23 @@ describe.skipIf(prometheus === null)('Prometheus scrapes a server and a worker (
     const workerMetrics = new URL(/metrics at (http:\/\/\S+)/.exec(workerLog)![1]!);
     await fake.waitUntilHeld();
 
+    // The server is scraped by a service name, as compose's Prometheus does (`api-1:7777`): through
+    // a forward proxy, so the request's Host is that name (issue 45: Quarry answered it 403).
+    const proxy = createHttpServer((request, response) => {
+      const target = new URL(request.url!);
+      const forwarded = httpRequest(
+        { host: '127.0.0.1', port: new URL(server!.url).port, path: target.pathname, headers: request.headers },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      forwarded.on('error', () => response.destroy());
+      request.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => proxy.close(() => resolve(undefined))));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     const port = await freePort();
     const configFile = join(folder, 'prometheus.yml');
     writeFileSync(
@@ -105,8 +125,9 @@ describe.skipIf(prometheus === null)('Prometheus scrapes a server and a worker (
         '  scrape_interval: 1s',
         'scrape_configs:',
         '  - job_name: serve',
+        `    proxy_url: ${proxyUrl}`,
         '    static_configs:',
-        `      - targets: ['${new URL(server.url).host}']`,
+        "      - targets: ['quarry-api-1:7777']",
         '  - job_name: worker',
         '    static_configs:',
         `      - targets: ['${workerMetrics.host}']`,
