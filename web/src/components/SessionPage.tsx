@@ -1,4 +1,5 @@
 import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
+import type { EventType } from '../../../src/shared/events.ts';
 import { ApiError, api, type CitedIn, type SessionDetail } from '../api-client.ts';
 import { conversationTurns } from '../conversation-turns.ts';
 import { eventsShowSteps, journalEvents } from '../journal-events.ts';
@@ -17,8 +18,8 @@ import { Sources } from './Sources.tsx';
 import { StepPicker } from './StepPicker.tsx';
 import { Timeline } from './Timeline.tsx';
 
-/** Events after which the session's details are read again. */
-const refreshOn = new Set([
+/** Events after which the session's details are read again (typed: a renamed event fails to compile). */
+const refreshOn: ReadonlySet<EventType> = new Set<EventType>([
   'run-start',
   'run-end',
   'run-error',
