@@ -19,7 +19,7 @@ export interface ExtractedDocument {
   kind: DocumentKind;
 }
 
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf';
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub';
 
 /** The kind of a file by its name, or null for files the corpus does not read. */
 export function kindFromPath(path: string): DocumentKind | null {
@@ -28,6 +28,8 @@ export function kindFromPath(path: string): DocumentKind | null {
   if (['txt', 'text', 'rst', 'adoc'].includes(extension)) return 'text';
   if (['html', 'htm', 'xhtml'].includes(extension)) return 'html';
   if (extension === 'pdf') return 'pdf';
+  if (extension === 'docx') return 'docx';
+  if (extension === 'epub') return 'epub';
   return null;
 }
 
@@ -36,6 +38,8 @@ export function kindFromContentType(contentType: string): DocumentKind | null {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
   if (type === 'application/pdf') return 'pdf';
+  if (type === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document') return 'docx';
+  if (type === 'application/epub+zip') return 'epub';
   if (type === 'text/markdown' || type === 'text/x-markdown') return 'markdown';
   if (type.startsWith('text/') || type === 'application/json') return 'text';
   return null;

@@ -1,0 +1,98 @@
+import { type Unzipped, unzipSync } from 'fflate';
+import { extractHtml } from './extract-html.ts';
+import type { ExtractedDocument } from './extracted-document.ts';
+
+/**
+ * Word files and EPUB books are zip archives of XML. Each is read through the HTML extraction the
+ * corpus already trusts (a Word file converted by mammoth, keeping headings, lists, tables and
+ * footnotes; a book's XHTML chapters in reading order), so their passages are cut as a web page's
+ * are. An archive is refused before anything is inflated when it would unpack past a cap or at a
+ * ratio only a zip bomb has; XML is read without a DTD, so no entity can expand.
+ */
+
+/** What an archive may unpack to, in all. */
+const MAX_UNPACKED_BYTES = 200 * 1024 * 1024;
+/** Unpacked size over packed size beyond which an entry is a bomb, not a document (text packs ~10×). */
+const MAX_RATIO = 200;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]!);
+}
+
+/** The archive's entries (only those `wanted`), refused whole when its declared sizes say bomb. */
+export function unpack(bytes: Uint8Array, wanted: (name: string) => boolean = () => true): Unzipped {
+  let total = 0;
+  try {
+    return unzipSync(bytes, {
+      filter: (file) => {
+        total += file.originalSize;
+        if (total > MAX_UNPACKED_BYTES)
+          throw new Error(`the archive unpacks to more than ${MAX_UNPACKED_BYTES / 1024 / 1024} MB`);
+        if (file.size > 0 && file.originalSize / file.size > MAX_RATIO)
+          throw new Error(
+            `${file.name} unpacks ${Math.round(file.originalSize / file.size)} times its size: a zip bomb`,
+          );
+        return wanted(file.name);
+      },
+    });
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/unpacks|zip bomb/.test(message)) throw error;
+    throw new Error(`not a readable zip archive (${message})`);
+  }
+}
+
+const utf8 = (bytes: Uint8Array | undefined) => (bytes ? new TextDecoder('utf-8').decode(bytes) : '');
+
+/** A Word (.docx) file: mammoth's HTML, titled by the file's own title property, else its first heading. */
+export async function extractDocx(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
+  const parts = unpack(bytes, (name) => name === 'word/document.xml' || name === 'docProps/core.xml');
+  if (!parts['word/document.xml']) throw new Error('not a Word document (no word/document.xml)');
+  const title = /<dc:title>([^<]*)<\/dc:title>/.exec(utf8(parts['docProps/core.xml']))?.[1]?.trim();
+  const mammoth = await import('mammoth');
+  const { value } = await mammoth.convertToHtml({ buffer: Buffer.from(bytes) });
+  const html = `<html><head><title>${escapeHtml(title || '')}</title></head><body>${value}</body></html>`;
+  const extracted = await extractHtml(html, { mode: 'document' });
+  return { ...extracted, title: title || extracted.title || fallbackTitle, kind: 'docx' };
+}
+
+/** The attribute `name` of the first `tag` element in `xml` (namespace prefixes ignored). */
+function attribute(xml: string, tag: string, name: string): string | undefined {
+  const element = new RegExp(`<(?:\\w+:)?${tag}\\b[^>]*>`, 'i').exec(xml)?.[0];
+  return element ? new RegExp(`\\b${name}\\s*=\\s*"([^"]*)"`).exec(element)?.[1] : undefined;
+}
+
+function resolvePath(base: string, href: string): string {
+  const parts = (base ? `${base}/${decodeURIComponent(href.split('#')[0]!)}` : decodeURIComponent(href)).split('/');
+  const out: string[] = [];
+  for (const part of parts) {
+    if (part === '..') out.pop();
+    else if (part && part !== '.') out.push(part);
+  }
+  return out.join('/');
+}
+
+/** An EPUB book: its chapters' XHTML in spine order, one document, titled by the book's metadata. */
+export async function extractEpub(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
+  const files = unpack(bytes, (name) => /\.(xml|opf|x?html?)$/i.test(name));
+  const container = utf8(files['META-INF/container.xml']);
+  const opfPath = attribute(container, 'rootfile', 'full-path');
+  const opf = opfPath ? utf8(files[opfPath]) : '';
+  if (!opf) throw new Error('not an EPUB book (no package document)');
+  const base = opfPath!.includes('/') ? opfPath!.slice(0, opfPath!.lastIndexOf('/')) : '';
+  const manifest = new Map<string, string>();
+  for (const item of opf.match(/<(?:\w+:)?item\b[^>]*>/gi) ?? []) {
+    const id = /\bid\s*=\s*"([^"]*)"/.exec(item)?.[1];
+    const href = /\bhref\s*=\s*"([^"]*)"/.exec(item)?.[1];
+    if (id && href) manifest.set(id, resolvePath(base, href));
+  }
+  const spine = (opf.match(/<(?:\w+:)?itemref\b[^>]*>/gi) ?? [])
+    .map((itemref) => /\bidref\s*=\s*"([^"]*)"/.exec(itemref)?.[1])
+    .flatMap((id) => (id && manifest.has(id) ? [manifest.get(id)!] : []));
+  const bodies = spine.map((path) => /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(utf8(files[path]))?.[1] ?? '');
+  if (bodies.every((body) => !body.trim())) throw new Error('an EPUB book with no readable chapter');
+  const title = /<dc:title\b[^>]*>([^<]*)<\/dc:title>/i.exec(opf)?.[1]?.trim();
+  const html = `<html><head><title>${escapeHtml(title || '')}</title></head><body>${bodies.map((body) => `<section>${body}</section>`).join('\n')}</body></html>`;
+  const extracted = await extractHtml(html, { mode: 'document' });
+  return { ...extracted, title: title || extracted.title || fallbackTitle, kind: 'epub' };
+}

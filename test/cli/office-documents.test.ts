@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
+import { docxFile, epubFile, zipBomb } from '../support/office-files.ts';
+
+const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin', 'quarry');
+const home = mkdtempSync(join(tmpdir(), 'quarry-office-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+it('researches Word files and EPUB books, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
+  timeout: within(60_000),
+}, () => {
+  const docs = join(home, 'docs');
+  mkdirSync(docs);
+  writeFileSync(
+    join(docs, 'tides.docx'),
+    docxFile({
+      title: 'Tide tables',
+      heading: 'Reading a tide table',
+      paragraphs: [
+        'High water at Brest comes about fifty minutes later each day, because the moon rises later each day.',
+      ],
+    }),
+  );
+  writeFileSync(
+    join(docs, 'sea.epub'),
+    epubFile({
+      title: 'The Sea and its Tides',
+      chapters: [
+        { title: 'Neap tides', paragraphs: ['Neap tides come when the sun and the moon pull at right angles.'] },
+      ],
+    }),
+  );
+  writeFileSync(join(docs, 'bomb.docx'), zipBomb());
+  const quarry = (args: string[]) =>
+    spawnSync(process.execPath, [bin, ...args], {
+      env: childEnv({ QUARRY_HOME: home }),
+      encoding: 'utf8',
+      timeout: within(30_000),
+    });
+
+  const indexed = quarry(['index', docs]);
+  expect(indexed.status, indexed.stderr).toBe(0);
+  expect(indexed.stdout + indexed.stderr).toContain('2 added');
+  expect(indexed.stdout + indexed.stderr).toMatch(/skipped .*bomb\.docx: .*zip bomb/);
+
+  const word = quarry(['run', 'Why does high water come later each day at Brest?', '--docs', docs]);
+  expect(word.status, word.stderr).toBe(0);
+  expect(word.stdout).toContain('> High water at Brest comes about fifty minutes later each day');
+  expect(word.stdout).toMatch(/1\. Tide tables — <.*tides\.docx>/);
+  const book = quarry(['run', 'When do neap tides come?', '--docs', docs]);
+  expect(book.status, book.stderr).toBe(0);
+  expect(book.stdout).toContain('> Neap tides come when the sun and the moon pull at right angles.');
+  expect(book.stdout).toMatch(/The Sea and its Tides — <.*sea\.epub>/);
+});
