@@ -18,6 +18,23 @@ import { schemaFakeModel } from '../support/schema-fake-model.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Notifications allowed in `page`, recorded in `window.shown` instead of shown; `hidden`: a tab in the background. */
+function recordNotifications(page: Page, options: { hidden: boolean }) {
+  return page.addInitScript((hidden: boolean) => {
+    if (hidden) Object.defineProperty(document, 'hidden', { get: () => true });
+    const shown: { title: string; body?: string }[] = [];
+    (window as unknown as { shown: typeof shown }).shown = shown;
+    class RecordedNotification {
+      static permission = 'granted';
+      static requestPermission = async () => 'granted';
+      constructor(title: string, options: { body?: string } = {}) {
+        shown.push({ title, body: options.body });
+      }
+    }
+    (window as unknown as { Notification: unknown }).Notification = RecordedNotification;
+  }, options.hidden);
+}
 const webRoot = join(root, 'web', 'dist');
 const artifacts = join(root, 'test-artifacts');
 const skip =
@@ -495,19 +512,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     const background = await browser.newPage();
     try {
       // A tab the person left: hidden, with notifications allowed (recorded instead of shown).
-      await background.addInitScript(() => {
-        Object.defineProperty(document, 'hidden', { get: () => true });
-        const shown: { title: string; body?: string }[] = [];
-        (window as unknown as { shown: typeof shown }).shown = shown;
-        class RecordedNotification {
-          static permission = 'granted';
-          static requestPermission = async () => 'granted';
-          constructor(title: string, options: { body?: string } = {}) {
-            shown.push({ title, body: options.body });
-          }
-        }
-        (window as unknown as { Notification: unknown }).Notification = RecordedNotification;
-      });
+      await recordNotifications(background, { hidden: true });
       await background.goto(server.url);
       await background.getByLabel('Question', { exact: true }).fill('What limits tidal barrages?');
       await background.getByLabel('Model').fill('openai-compatible:fake');
@@ -530,18 +535,7 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
   }, async () => {
     const elsewhere = await browser.newPage();
     try {
-      await elsewhere.addInitScript(() => {
-        const shown: { title: string; body?: string }[] = [];
-        (window as unknown as { shown: typeof shown }).shown = shown;
-        class RecordedNotification {
-          static permission = 'granted';
-          static requestPermission = async () => 'granted';
-          constructor(title: string, options: { body?: string } = {}) {
-            shown.push({ title, body: options.body });
-          }
-        }
-        (window as unknown as { Notification: unknown }).Notification = RecordedNotification;
-      });
+      await recordNotifications(elsewhere, { hidden: false });
       await elsewhere.goto(server.url);
       await elsewhere.getByLabel('Question', { exact: true }).fill('Where do tidal streams run fastest?');
       await elsewhere.getByLabel('Model').fill('openai-compatible:fake');
