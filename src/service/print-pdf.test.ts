@@ -49,14 +49,17 @@ it('prints with one browser for many pages, one print per user at a time, and re
     for (const pdf of await Promise.all([first, ...waiting]))
       expect(Buffer.from(pdf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(printer.load()).toEqual({ running: 0, waiting: 0, browser: true });
-    // The same browser prints the next one.
+    // The same browser prints the next one. Only this process's browsers count: other test files
+    // running beside this one start their own.
     const chromiumProcesses = () =>
-      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      execFileSync('ps', ['-eo', 'ppid=,args='], { encoding: 'utf8' })
         .split('\n')
-        .filter((line) => /chrom(e|ium)/.test(line) && line.includes('--remote-debugging-pipe')).length;
-    const before = chromiumProcesses();
+        .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+        .filter((match) => match !== null && Number(match[1]) === process.pid)
+        .filter((match) => /chrom(e|ium)/.test(match![2]!) && match![2]!.includes('--remote-debugging-pipe')).length;
+    expect(chromiumProcesses()).toBe(1);
     await printer.print(page, 'ada');
-    expect(chromiumProcesses()).toBe(before);
+    expect(chromiumProcesses()).toBe(1);
   } finally {
     await printer.close();
   }
