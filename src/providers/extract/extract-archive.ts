@@ -1,4 +1,4 @@
-import { type Unzipped, unzipSync } from 'fflate';
+import { type Unzipped, unzipSync, zipSync } from 'fflate';
 import { extractHtml } from './extract-html.ts';
 import type { ExtractedDocument } from './extracted-document.ts';
 
@@ -46,11 +46,13 @@ const utf8 = (bytes: Uint8Array | undefined) => (bytes ? new TextDecoder('utf-8'
 
 /** A Word (.docx) file: mammoth's HTML, titled by the file's own title property, else its first heading. */
 export async function extractDocx(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
-  const parts = unpack(bytes, (name) => name === 'word/document.xml' || name === 'docProps/core.xml');
+  const parts = unpack(bytes);
   if (!parts['word/document.xml']) throw new Error('not a Word document (no word/document.xml)');
   const title = /<dc:title>([^<]*)<\/dc:title>/.exec(utf8(parts['docProps/core.xml']))?.[1]?.trim();
   const mammoth = await import('mammoth');
-  const { value } = await mammoth.convertToHtml({ buffer: Buffer.from(bytes) });
+  // mammoth gets the parts as unpacked here, within the caps, stored again without compression: an
+  // archive whose entries lie about their size can make it inflate nothing more than that.
+  const { value } = await mammoth.convertToHtml({ buffer: Buffer.from(zipSync(parts, { level: 0 })) });
   const html = `<html><head><title>${escapeHtml(title || '')}</title></head><body>${value}</body></html>`;
   const extracted = await extractHtml(html, { mode: 'document' });
   return { ...extracted, title: title || extracted.title || fallbackTitle, kind: 'docx' };
