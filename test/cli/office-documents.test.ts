@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { within } from '../support/bounds.ts';
 import { childEnv } from '../support/child-env.ts';
-import { docxFile, epubFile, zipBomb } from '../support/office-files.ts';
+import { docxFile, epubFile, openDocumentFile, pptxFile, zipBomb } from '../support/office-files.ts';
 
 const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin', 'quarry');
 const home = mkdtempSync(join(tmpdir(), 'quarry-office-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-it('researches Word files and EPUB books, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
+it('researches Word, EPUB, OpenDocument and PowerPoint files, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
   timeout: within(60_000),
 }, () => {
   const docs = join(home, 'docs');
@@ -36,6 +36,16 @@ it('researches Word files and EPUB books, citing them, while a zip bomb beside t
       ],
     }),
   );
+  writeFileSync(
+    join(docs, 'harbour.odt'),
+    openDocumentFile({
+      kind: 'odt',
+      title: 'Harbour notes',
+      heading: 'Mooring at low water',
+      paragraphs: ['Leave slack in the mooring lines: the boat drops with the ebbing tide.'],
+    }),
+  );
+  writeFileSync(join(docs, 'power.pptx'), pptxFile({ title: 'Tidal power', slides: [['Barrages hold water back.']] }));
   writeFileSync(join(docs, 'bomb.docx'), zipBomb());
   const quarry = (args: string[]) =>
     spawnSync(process.execPath, [bin, ...args], {
@@ -46,7 +56,7 @@ it('researches Word files and EPUB books, citing them, while a zip bomb beside t
 
   const indexed = quarry(['index', docs]);
   expect(indexed.status, indexed.stderr).toBe(0);
-  expect(indexed.stdout + indexed.stderr).toContain('2 added');
+  expect(indexed.stdout + indexed.stderr).toContain('4 added');
   expect(indexed.stdout + indexed.stderr).toMatch(/skipped .*bomb\.docx: .*zip bomb/);
 
   const word = quarry(['run', 'Why does high water come later each day at Brest?', '--docs', docs]);
@@ -57,4 +67,7 @@ it('researches Word files and EPUB books, citing them, while a zip bomb beside t
   expect(book.status, book.stderr).toBe(0);
   expect(book.stdout).toContain('> Neap tides come when the sun and the moon pull at right angles.');
   expect(book.stdout).toMatch(/The Sea and its Tides — <.*sea\.epub>/);
+  const notes = quarry(['run', 'Why leave slack in the mooring lines?', '--docs', docs]);
+  expect(notes.stdout).toContain('> Leave slack in the mooring lines: the boat drops with the ebbing tide.');
+  expect(notes.stdout).toMatch(/Harbour notes — <.*harbour\.odt>/);
 });

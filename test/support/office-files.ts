@@ -78,3 +78,55 @@ export function epubFile(options: { title: string; chapters: { title: string; pa
 export function zipBomb(megabytes = 20): Uint8Array {
   return zipSync({ 'word/document.xml': new Uint8Array(megabytes * 1024 * 1024) });
 }
+
+/** An OpenDocument text (`.odt`) or presentation (`.odp`): `content.xml` and `meta.xml`, stored as ODF says. */
+export function openDocumentFile(options: {
+  kind: 'odt' | 'odp';
+  title: string;
+  heading: string;
+  paragraphs: string[];
+  items?: string[];
+}): Uint8Array {
+  const ns =
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"';
+  const paragraphs = options.paragraphs.map((text) => `<text:p>${text}</text:p>`).join('');
+  const list = options.items?.length
+    ? `<text:list>${options.items.map((text) => `<text:list-item><text:p>${text}</text:p></text:list-item>`).join('')}</text:list>`
+    : '';
+  const body =
+    options.kind === 'odt'
+      ? `<office:text><text:h text:outline-level="1">${options.heading}</text:h>${paragraphs}${list}</office:text>`
+      : `<office:presentation><draw:page draw:name="${options.heading}"><draw:frame><draw:text-box>${paragraphs}${list}</draw:text-box></draw:frame></draw:page></office:presentation>`;
+  return zipSync({
+    mimetype: [
+      strToU8(`application/vnd.oasis.opendocument.${options.kind === 'odt' ? 'text' : 'presentation'}`),
+      { level: 0 },
+    ],
+    'content.xml': strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${ns}><office:body>${body}</office:body></office:document-content>`,
+    ),
+    'meta.xml': strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><office:meta><dc:title>${options.title}</dc:title></office:meta></office:document-meta>`,
+    ),
+  });
+}
+
+/** A PowerPoint presentation (`.pptx`): one slide per entry, each its paragraphs. */
+export function pptxFile(options: { title: string; slides: string[][] }): Uint8Array {
+  const a =
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"';
+  const slides = Object.fromEntries(
+    options.slides.map((paragraphs, index) => [
+      `ppt/slides/slide${index + 1}.xml`,
+      strToU8(
+        `<?xml version="1.0" encoding="UTF-8"?><p:sld ${a}><p:cSld><p:spTree><p:sp><p:txBody>${paragraphs.map((text) => `<a:p><a:r><a:t>${text}</a:t></a:r></a:p>`).join('')}</p:txBody></p:sp></p:spTree></p:cSld></p:sld>`,
+      ),
+    ]),
+  );
+  return zipSync({
+    'docProps/core.xml': strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>${options.title}</dc:title></cp:coreProperties>`,
+    ),
+    ...slides,
+  });
+}

@@ -1,6 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { docxFile, epubFile, zipBomb } from '../../../test/support/office-files.ts';
+import { docxFile, epubFile, openDocumentFile, pptxFile, zipBomb } from '../../../test/support/office-files.ts';
 import { extractDocument } from './extract-document.ts';
 import { kindFromPath } from './extracted-document.ts';
 
@@ -34,6 +34,40 @@ describe('Word and EPUB files (issue 47)', () => {
     const neap = document.text.indexOf('Neap tides come');
     expect(neap).toBeGreaterThan(0);
     expect(document.text.indexOf('Spring tides come')).toBeGreaterThan(neap);
+  });
+
+  it('reads OpenDocument text and presentations and PowerPoint slides, in order, titled by their properties', async () => {
+    const odt = await extractDocument(
+      openDocumentFile({
+        kind: 'odt',
+        title: 'Harbour notes',
+        heading: 'Mooring at low water',
+        paragraphs: ['Leave slack in the lines: the boat drops with the tide.'],
+        items: ['Check the tide table.', 'Fender the hull.'],
+      }),
+      'odt',
+      'harbour.odt',
+    );
+    expect(odt).toMatchObject({ title: 'Harbour notes', kind: 'odt' });
+    expect(odt.text).toContain('# Mooring at low water');
+    expect(odt.text).toContain('Leave slack in the lines: the boat drops with the tide.');
+    expect(odt.text).toMatch(/^- Fender the hull\.$/m);
+    const odp = await extractDocument(
+      openDocumentFile({ kind: 'odp', title: 'Talk', heading: 'Why tides', paragraphs: ['The moon pulls the sea.'] }),
+      'odp',
+      'talk.odp',
+    );
+    expect(odp.text).toContain('## Why tides');
+    expect(odp.text).toContain('The moon pulls the sea.');
+    const pptx = await extractDocument(
+      pptxFile({ title: 'Tidal power', slides: [['Barrages hold water back.'], ['Turbines turn as it flows out.']] }),
+      'pptx',
+      'power.pptx',
+    );
+    expect(pptx.title).toBe('Tidal power');
+    expect(pptx.text.indexOf('## Slide 1')).toBeLessThan(pptx.text.indexOf('Barrages hold water back.'));
+    expect(pptx.text.indexOf('## Slide 2')).toBeLessThan(pptx.text.indexOf('Turbines turn as it flows out.'));
+    await expect(extractDocument(zipSync({ 'a.txt': strToU8('x') }), 'pptx', 'no.pptx')).rejects.toThrow(/no slides/);
   });
 
   it('refuses a zip bomb, a broken archive and an archive that is no document, saying why', async () => {

@@ -1,12 +1,13 @@
 import { type Unzipped, unzipSync, zipSync } from 'fflate';
 import { extractHtml } from './extract-html.ts';
-import type { ExtractedDocument } from './extracted-document.ts';
+import type { DocumentKind, ExtractedDocument } from './extracted-document.ts';
+import { openDocumentHtml, slideHtml } from './office-xml.ts';
 
 /**
- * Word files and EPUB books are zip archives of XML. Each is read through the HTML extraction the
- * corpus already trusts (a Word file converted by mammoth, keeping headings, lists, tables and
- * footnotes; a book's XHTML chapters in reading order), so their passages are cut as a web page's
- * are. An archive is refused before anything is inflated when it would unpack past a cap or at a
+ * Word files, EPUB books, OpenDocument and PowerPoint files are zip archives of XML. Each is read
+ * through the HTML extraction the corpus already trusts (a Word file converted by mammoth, keeping
+ * headings, lists, tables and footnotes; a book's XHTML chapters in reading order; OpenDocument's
+ * headings, lists and tables; slides in order), so their passages are cut as a web page's are. An archive is refused before anything is inflated when it would unpack past a cap or at a
  * ratio only a zip bomb has; XML is read without a DTD, so no entity can expand.
  */
 
@@ -53,9 +54,7 @@ export async function extractDocx(bytes: Uint8Array, fallbackTitle: string): Pro
   // mammoth gets the parts as unpacked here, within the caps, stored again without compression: an
   // archive whose entries lie about their size can make it inflate nothing more than that.
   const { value } = await mammoth.convertToHtml({ buffer: Buffer.from(zipSync(parts, { level: 0 })) });
-  const html = `<html><head><title>${escapeHtml(title || '')}</title></head><body>${value}</body></html>`;
-  const extracted = await extractHtml(html, { mode: 'document' });
-  return { ...extracted, title: title || extracted.title || fallbackTitle, kind: 'docx' };
+  return asDocument(value, title, fallbackTitle, 'docx');
 }
 
 /** The attribute `name` of the first `tag` element in `xml` (namespace prefixes ignored). */
@@ -94,7 +93,44 @@ export async function extractEpub(bytes: Uint8Array, fallbackTitle: string): Pro
   const bodies = spine.map((path) => /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(utf8(files[path]))?.[1] ?? '');
   if (bodies.every((body) => !body.trim())) throw new Error('an EPUB book with no readable chapter');
   const title = /<dc:title\b[^>]*>([^<]*)<\/dc:title>/i.exec(opf)?.[1]?.trim();
-  const html = `<html><head><title>${escapeHtml(title || '')}</title></head><body>${bodies.map((body) => `<section>${body}</section>`).join('\n')}</body></html>`;
+  return asDocument(bodies.map((body) => `<section>${body}</section>`).join('\n'), title, fallbackTitle, 'epub');
+}
+
+/** The HTML page of an office document's body, titled. */
+async function asDocument(
+  body: string,
+  title: string | undefined,
+  fallbackTitle: string,
+  kind: DocumentKind,
+): Promise<ExtractedDocument> {
+  const html = `<html><head><title>${escapeHtml(title || '')}</title></head><body>${body}</body></html>`;
   const extracted = await extractHtml(html, { mode: 'document' });
-  return { ...extracted, title: title || extracted.title || fallbackTitle, kind: 'epub' };
+  return { ...extracted, title: title || extracted.title || fallbackTitle, kind };
+}
+
+/** An OpenDocument text or presentation (`.odt`, `.odp`): its `content.xml`, titled by `meta.xml`. */
+export async function extractOpenDocument(
+  bytes: Uint8Array,
+  fallbackTitle: string,
+  kind: 'odt' | 'odp',
+): Promise<ExtractedDocument> {
+  const parts = unpack(bytes, (name) => name === 'content.xml' || name === 'meta.xml');
+  if (!parts['content.xml']) throw new Error('not an OpenDocument file (no content.xml)');
+  const title = /<dc:title>([^<]*)<\/dc:title>/.exec(utf8(parts['meta.xml']))?.[1]?.trim();
+  return asDocument(await openDocumentHtml(utf8(parts['content.xml'])), title, fallbackTitle, kind);
+}
+
+/** A PowerPoint presentation (`.pptx`): its slides in order, each a section, titled by its properties. */
+export async function extractPptx(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
+  const parts = unpack(bytes, (name) => /^ppt\/slides\/slide\d+\.xml$/.test(name) || name === 'docProps/core.xml');
+  const slides = Object.keys(parts)
+    .flatMap((name) => {
+      const number = /^ppt\/slides\/slide(\d+)\.xml$/.exec(name)?.[1];
+      return number ? [{ name, number: Number(number) }] : [];
+    })
+    .sort((a, b) => a.number - b.number);
+  if (slides.length === 0) throw new Error('not a PowerPoint presentation (no slides)');
+  const title = /<dc:title>([^<]*)<\/dc:title>/.exec(utf8(parts['docProps/core.xml']))?.[1]?.trim();
+  const body = (await Promise.all(slides.map((slide) => slideHtml(utf8(parts[slide.name]), slide.number)))).join('');
+  return asDocument(body, title, fallbackTitle, 'pptx');
 }

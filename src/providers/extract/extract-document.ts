@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { extractDocx, extractEpub } from './extract-archive.ts';
+import { extractDocx, extractEpub, extractOpenDocument, extractPptx } from './extract-archive.ts';
 import { extractHtml, normalizeText } from './extract-html.ts';
 import { extractPdf } from './extract-pdf.ts';
 import { type DocumentKind, type ExtractedDocument, markdownWithoutLinkUrls } from './extracted-document.ts';
@@ -22,6 +22,8 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, nam
   if (kind === 'pdf') return extractPdf(bytes, fallbackTitle);
   if (kind === 'docx') return extractDocx(bytes, fallbackTitle);
   if (kind === 'epub') return extractEpub(bytes, fallbackTitle);
+  if (kind === 'odt' || kind === 'odp') return extractOpenDocument(bytes, fallbackTitle, kind);
+  if (kind === 'pptx') return extractPptx(bytes, fallbackTitle);
   if (looksBinary(bytes)) throw new Error('binary content (NUL bytes) in a text file');
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   if (kind === 'html') return extractHtml(text, { mode: 'document' });

@@ -19,7 +19,7 @@ export interface ExtractedDocument {
   kind: DocumentKind;
 }
 
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub';
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'odt' | 'odp' | 'pptx';
 
 /** The kind of a file by its name, or null for files the corpus does not read. */
 export function kindFromPath(path: string): DocumentKind | null {
@@ -30,6 +30,7 @@ export function kindFromPath(path: string): DocumentKind | null {
   if (extension === 'pdf') return 'pdf';
   if (extension === 'docx') return 'docx';
   if (extension === 'epub') return 'epub';
+  if (extension === 'odt' || extension === 'odp' || extension === 'pptx') return extension;
   return null;
 }
 
