@@ -12,7 +12,7 @@ const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin', 'quar
 const home = mkdtempSync(join(tmpdir(), 'quarry-office-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-it('researches Word, EPUB, OpenDocument and PowerPoint files, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
+it('researches Word, EPUB, OpenDocument, PowerPoint and CSV files, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
   timeout: within(60_000),
 }, () => {
   const docs = join(home, 'docs');
@@ -46,6 +46,10 @@ it('researches Word, EPUB, OpenDocument and PowerPoint files, citing them, while
     }),
   );
   writeFileSync(join(docs, 'power.pptx'), pptxFile({ title: 'Tidal power', slides: [['Barrages hold water back.']] }));
+  writeFileSync(
+    join(docs, 'ports.csv'),
+    'port,country,tide type,mean range (m)\nBrest,France,semi-diurnal,4.5\nBay of Fundy,Canada,semi-diurnal,11.7\n',
+  );
   writeFileSync(join(docs, 'bomb.docx'), zipBomb());
   const quarry = (args: string[]) =>
     spawnSync(process.execPath, [bin, ...args], {
@@ -56,7 +60,7 @@ it('researches Word, EPUB, OpenDocument and PowerPoint files, citing them, while
 
   const indexed = quarry(['index', docs]);
   expect(indexed.status, indexed.stderr).toBe(0);
-  expect(indexed.stdout + indexed.stderr).toContain('4 added');
+  expect(indexed.stdout + indexed.stderr).toContain('5 added');
   expect(indexed.stdout + indexed.stderr).toMatch(/skipped .*bomb\.docx: .*zip bomb/);
 
   const word = quarry(['run', 'Why does high water come later each day at Brest?', '--docs', docs]);
@@ -70,4 +74,8 @@ it('researches Word, EPUB, OpenDocument and PowerPoint files, citing them, while
   const notes = quarry(['run', 'Why leave slack in the mooring lines?', '--docs', docs]);
   expect(notes.stdout).toContain('> Leave slack in the mooring lines: the boat drops with the ebbing tide.');
   expect(notes.stdout).toMatch(/Harbour notes — <.*harbour\.odt>/);
+  // A sheet's row is quoted under its header row.
+  const sheet = quarry(['run', 'What is the mean tide range at the Bay of Fundy?', '--docs', docs]);
+  expect(sheet.stdout).toContain('> | port | country | tide type | mean range (m) |');
+  expect(sheet.stdout).toContain('> | Bay of Fundy | Canada | semi-diurnal | 11.7 |');
 });

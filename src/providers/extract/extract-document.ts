@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { extractDocx, extractEpub, extractOpenDocument, extractPptx } from './extract-archive.ts';
 import { extractHtml, normalizeText } from './extract-html.ts';
 import { extractPdf } from './extract-pdf.ts';
+import { extractTable } from './extract-table.ts';
 import { type DocumentKind, type ExtractedDocument, markdownWithoutLinkUrls } from './extracted-document.ts';
 
 /** True when the bytes look binary (a NUL in the first 8 KB): not text, whatever the name says. */
@@ -27,6 +28,7 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, nam
   if (looksBinary(bytes)) throw new Error('binary content (NUL bytes) in a text file');
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   if (kind === 'html') return extractHtml(text, { mode: 'document' });
+  if (kind === 'csv') return extractTable(text, fallbackTitle, name.toLowerCase().endsWith('.tsv') ? '\t' : undefined);
   const normalized = normalizeText(text);
   if (kind === 'markdown') {
     return { ...markdownWithoutLinkUrls(normalized), title: markdownTitle(normalized) ?? fallbackTitle, kind };

@@ -19,7 +19,7 @@ export interface ExtractedDocument {
   kind: DocumentKind;
 }
 
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'odt' | 'odp' | 'pptx';
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'odt' | 'odp' | 'pptx' | 'csv';
 
 /** The kind of a file by its name, or null for files the corpus does not read. */
 export function kindFromPath(path: string): DocumentKind | null {
@@ -31,6 +31,7 @@ export function kindFromPath(path: string): DocumentKind | null {
   if (extension === 'docx') return 'docx';
   if (extension === 'epub') return 'epub';
   if (extension === 'odt' || extension === 'odp' || extension === 'pptx') return extension;
+  if (extension === 'csv' || extension === 'tsv') return 'csv';
   return null;
 }
 
@@ -41,6 +42,7 @@ export function kindFromContentType(contentType: string): DocumentKind | null {
   if (type === 'application/pdf') return 'pdf';
   if (type === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document') return 'docx';
   if (type === 'application/epub+zip') return 'epub';
+  if (type === 'text/csv' || type === 'text/tab-separated-values') return 'csv';
   if (type === 'text/markdown' || type === 'text/x-markdown') return 'markdown';
   if (type.startsWith('text/') || type === 'application/json') return 'text';
   return null;
