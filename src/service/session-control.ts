@@ -22,13 +22,17 @@ export function checkWorkflowVersion(context: ServiceContext, session: Session):
 }
 
 /** The first live step whose key is `from`, else the first live step of phase `from`. */
-export function findRewindPoint(journal: readonly StepRecord[], from: string): StepRecord {
+export function findRewindPoint(
+  journal: readonly StepRecord[],
+  from: string,
+  where = "this session's current run",
+): StepRecord {
   const step = journal.find((record) => record.key === from) ?? journal.find((record) => record.phase === from);
   if (step) return step;
   const phases = [...new Set(journal.map((record) => record.phase).filter(Boolean))];
   throw new QuarryError(
     'STEP_NOT_FOUND',
-    `No step or phase "${from}" in this session's current run. Phases: ${phases.join(', ') || 'none'}. See the steps with: quarry show <id> --steps.`,
+    `No step or phase "${from}" in ${where}. Phases: ${phases.join(', ') || 'none'}. See the steps with: quarry show <id> --steps.`,
     { details: { field: 'from', from } },
   );
 }
@@ -221,7 +225,7 @@ export async function forkSession(
     beforeStep =
       request.turn === undefined
         ? (await findInCurrentRun(context, source, request.from)).key
-        : findRewindPoint(await turnJournal(context, source, request.turn), request.from).key;
+        : findRewindPoint(await turnJournal(context, source, request.turn), request.from, `run ${request.turn}`).key;
   }
   const workflow = context.workflows.get(source.workflow.name);
   const fork = await context.store.forkSession({

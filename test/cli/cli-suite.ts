@@ -470,6 +470,14 @@ export function describeCommandLine(backend: 'sqlite' | 'postgres') {
       const branchId = /quarry resume ([0-9a-f]{8})/.exec(branch.stdout)![1]!;
       // It starts again at the first report's outline: its review is asked again.
       expect(quarry(['resume', branchId]).code).toBe(3);
+      // A turn that is not a number, a run the session does not have, a step that run lacks: refused, nothing forked.
+      const before = quarry(['--json', 'ls']).stdout.trim().split('\n').length;
+      expect(quarry(['fork', id, '--turn', '0']).stderr).toContain('Invalid --turn');
+      expect(quarry(['fork', id, '--turn', '9']).code).toBe(4);
+      const noStep = quarry(['fork', id, '--turn', '1', '--from', 'nothing']);
+      expect(noStep.code).toBe(4);
+      expect(noStep.stderr).toContain('No step or phase "nothing" in run 1.');
+      expect(quarry(['--json', 'ls']).stdout.trim().split('\n')).toHaveLength(before);
       const asFirst = quarry(['fork', id, '--turn', '1']);
       expect(asFirst.stdout).toContain('as it stood after turn 1');
       const firstId = /quarry ask ([0-9a-f]{8})/.exec(asFirst.stdout)![1]!;
