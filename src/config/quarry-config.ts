@@ -87,6 +87,12 @@ export interface ServerSettings {
    * the server's keys pay for them. Empty: only the configured ones.
    */
   models: string[];
+  /**
+   * The bearer token `/metrics` requires (`QUARRY_METRICS_TOKEN`), on the server and on a worker's
+   * metrics port. Null: metrics are answered without one, but only off the public path (see
+   * `server/metrics-access.ts`).
+   */
+  metricsToken: string | null;
 }
 
 /** Which proxies' forwarding headers to believe: the ones connecting from these addresses, or the nearest `hops`. */
@@ -161,6 +167,7 @@ function fileSchema() {
         trustProxy: optional(z.union([int(1, 10), z.array(name).check(z.minLength(1))])),
         outageWaitSeconds: optional(int(1, 240)),
         models: names,
+        metricsToken: optional(z.string().check(z.minLength(16), z.maxLength(512))),
         limits: optional(
           strictObject({
             questionChars: optional(int(100)),
@@ -272,6 +279,17 @@ function isAddressOrRange(text: string): boolean {
   return /^\d+$/.test(bits) && size >= 0 && size <= (isIP(address) === 4 ? 32 : 128);
 }
 
+/** `QUARRY_METRICS_TOKEN`: a secret long enough not to be guessed, without spaces (it is sent as a bearer token). */
+function parseMetricsToken(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\S{16,512}$/.test(text))
+    throw invalidInput(
+      'QUARRY_METRICS_TOKEN',
+      'must be 16 to 512 characters without spaces (openssl rand -hex 32 makes one)',
+    );
+  return text;
+}
+
 /** `QUARRY_OUTAGE_WAIT`: whole seconds, 1 to 240 (under every server, proxy and client timeout). */
 function parseOutageWait(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -372,6 +390,7 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
       trustProxy: parseTrustProxy(env.QUARRY_TRUST_PROXY || undefined) ?? trustFromFile(server.trustProxy) ?? null,
       outageWaitSeconds: parseOutageWait(env.QUARRY_OUTAGE_WAIT || undefined) ?? server.outageWaitSeconds ?? 60,
       models: list(env.QUARRY_SERVER_MODELS, ',') ?? server.models ?? [],
+      metricsToken: parseMetricsToken(env.QUARRY_METRICS_TOKEN || undefined) ?? server.metricsToken ?? null,
     },
   };
 }

@@ -10,15 +10,16 @@ import { sharedReport } from '../service/share-links.ts';
 import { isQuarryError, QuarryError } from '../shared/errors.ts';
 import { inSpan, SpanKind, traceContextOfHeaders } from '../shared/tracing.ts';
 import { migrations } from '../store/migrations/index.ts';
-import { authenticate } from './auth.ts';
+import { authenticate, localRequest } from './auth.ts';
 import { refuseOverLimit } from './client-limits.ts';
 import { errorBody, errorToResponse } from './error-to-response.ts';
 import { mcpHandler } from './mcp-http.ts';
 import { serverMetrics } from './metrics.ts';
+import { metricsRefusal } from './metrics-access.ts';
 import { openAiRoutes } from './openai-compatible.ts';
 import { responsesRoutes } from './openai-responses.ts';
 import { completeDocument, documentInfo, registerPlainRoutes } from './openapi-document.ts';
-import { guardRequests } from './request-guard.ts';
+import { guardRequests, hostName } from './request-guard.ts';
 import { accountRoutes, publicAccountRoutes } from './routes/account-routes.ts';
 import { capabilityRoutes } from './routes/capability-routes.ts';
 import { liveRoutes, reconnectDelayMs } from './routes/live-routes.ts';
@@ -155,9 +156,22 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     return c.json(ready, ready.ready ? 200 : 503);
   });
   const metrics = serverMetrics(dependencies);
-  app.get('/metrics', async (c) =>
-    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
-  );
+  const { publicNames, publicUrl, metricsToken } = dependencies.config.server;
+  const metricsPolicy = {
+    token: metricsToken,
+    publicNames: new Set([...publicNames, ...(publicUrl ? [new URL(publicUrl).host] : [])].map(hostName)),
+  };
+  app.get('/metrics', async (c) => {
+    const refusal = metricsRefusal(
+      { authorization: c.req.header('authorization'), headers: c.req.raw.headers, peer: localRequest(c).peer },
+      metricsPolicy,
+    );
+    if (refusal)
+      return c.json(errorBody(refusal.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', refusal.message), refusal.status, {
+        ...(refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="metrics"' } : {}),
+      });
+    return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
+  });
   registerPlainRoutes(app.openAPIRegistry);
   app.get('/api/openapi.json', (c) =>
     c.json(

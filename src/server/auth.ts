@@ -39,7 +39,7 @@ const PROXY_HEADERS = [
   'x-cluster-client-ip',
 ];
 
-function throughProxy(headers: Headers): boolean {
+export function throughProxy(headers: Headers): boolean {
   if (PROXY_HEADERS.some((name) => headers.has(name))) return true;
   for (const name of headers.keys()) if (name.startsWith('x-forwarded-') || name.startsWith('x-original-')) return true;
   return false;
@@ -70,7 +70,7 @@ interface LocalRequest {
   httpVersion: string | null;
 }
 
-function localRequest(c: Context<AppEnv>): LocalRequest {
+export function localRequest(c: Context<AppEnv>): LocalRequest {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   return {
     headers: c.req.raw.headers,

@@ -106,6 +106,19 @@ export class AuthThrottle {
   }
 }
 
+/**
+ * How long a client may take: its headers within `headersMs` (a client trickling them a byte at a
+ * time holds a connection otherwise), an idle kept-alive connection closed after `idleMs`; Node
+ * checks every `checkEveryMs` (its own default is 30 s, which held trickling clients 50 s and more).
+ */
+export interface ClientTimeouts {
+  headersMs: number;
+  idleMs: number;
+  checkEveryMs: number;
+}
+
+export const CLIENT_TIMEOUTS: ClientTimeouts = { headersMs: 20_000, idleMs: 5_000, checkEveryMs: 2_000 };
+
 /** Connections past their client's limit: each is answered 429 and closed (see `limitConnections`). */
 const overLimit = new WeakSet<Socket>();
 
@@ -121,12 +134,17 @@ const OVER_LIMIT_GRACE_MS = 5_000;
  * instead of seeing its connection vanish (HTTP clients retry a reset at once, and wait forever on
  * one they keep retrying); one that sends nothing is dropped after 5 s.
  */
-export function limitConnections(server: Server, perClient: number, trust: TrustProxy | null = null): void {
+export function limitConnections(
+  server: Server,
+  perClient: number,
+  trust: TrustProxy | null = null,
+  timeouts: ClientTimeouts = CLIENT_TIMEOUTS,
+): void {
   const open = new Map<string, number>();
-  server.headersTimeout = 20_000;
+  server.headersTimeout = timeouts.headersMs;
   // An idle kept-alive connection closes after 5 s (the headers timeout is checked every 2 s: see
   // `serverOptions` in serve.ts).
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = timeouts.idleMs;
   server.on('connection', (socket: Socket) => {
     const address = (socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
     // A trusted proxy carries every client's connections: its own count says nothing of any client
@@ -147,14 +165,24 @@ export function limitConnections(server: Server, perClient: number, trust: Trust
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const tooSlow = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const body = JSON.stringify({
       error: {
         code: tooLarge ? 'PAYLOAD_TOO_LARGE' : 'INVALID_INPUT',
-        message: tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+        message: tooLarge
+          ? 'The request headers are too large.'
+          : tooSlow
+            ? `The request headers did not arrive within ${timeouts.headersMs / 1000} s.`
+            : 'The request is not valid HTTP.',
       },
     });
+    const status = tooLarge
+      ? '431 Request Header Fields Too Large'
+      : tooSlow
+        ? '408 Request Timeout'
+        : '400 Bad Request';
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`,
     );
   });
 }

@@ -10,7 +10,7 @@ import { createWorkflowRegistry } from '../service/research-runtime.ts';
 import { QuarryError } from '../shared/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createApp } from './app.ts';
-import { AuthThrottle, limitConnections } from './client-limits.ts';
+import { AuthThrottle, CLIENT_TIMEOUTS, type ClientTimeouts, limitConnections } from './client-limits.ts';
 import { allowedHostNames, isLoopback } from './request-guard.ts';
 import type { Exposure } from './server-env.ts';
 
@@ -24,6 +24,8 @@ export interface StartServerOptions {
   heartbeatSeconds?: number;
   /** Where the server's lines for the operator go (and its runner's). Default: standard error. */
   log?: Log;
+  /** How long slow clients are given (`CLIENT_TIMEOUTS`); tests shorten them. */
+  clientTimeouts?: ClientTimeouts;
 }
 
 export interface RunningServer {
@@ -62,6 +64,7 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { host, port: wantedPort, publicNames, publicUrl, trustProxy } = options.config.server;
   const log = options.log ?? ((message: string) => console.error(message));
+  const timeouts = options.clientTimeouts ?? CLIENT_TIMEOUTS;
   // A trusted proxy serves it to others: never loopback-only, whatever address it is bound to.
   const exposure: Exposure =
     isLoopback(host) && publicNames.length === 0 && !publicUrl && !trustProxy ? 'loopback' : 'public';
@@ -105,13 +108,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         hostname: host,
         port: wantedPort,
         // Timeouts are checked every 2 s, not Node's 30: a client trickling its headers was held 50 s and more.
-        serverOptions: { connectionsCheckingInterval: 2_000, headersTimeout: 20_000 },
+        serverOptions: { connectionsCheckingInterval: timeouts.checkEveryMs, headersTimeout: timeouts.headersMs },
       },
       () => resolve(created),
     );
     created.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, wantedPort)));
   });
-  limitConnections(server as Server, options.config.server.connectionsPerClient, trustProxy);
+  limitConnections(server as Server, options.config.server.connectionsPerClient, trustProxy, timeouts);
   const port = (server.address() as AddressInfo).port;
   // Only once the port is ours: the folders are indexed in the background and runs start.
   await indexer.ensure(roots.map((root) => root.path));

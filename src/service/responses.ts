@@ -229,8 +229,14 @@ export async function responseState(context: ServiceContext, handle: ResponseHan
   ]);
   const ended = events.find(endsTurn) ?? null;
   const added = messages.filter((message) => message.seq > handle.messages);
-  // The turn's own input: its question (later turns' questions are theirs).
-  const input = added.filter((message) => message.role === 'user').slice(0, 1);
+  // The turn's own input: the first question added after it began, unless that question belongs to
+  // a run this turn did not run. A turn that answered clarifying questions or a review continued
+  // its run and added no question: the next turn's is not its input. A queued turn has run nothing yet.
+  const runs = new Set(events.flatMap((event) => (event.type === 'run-start' ? [event.data.runId] : [])));
+  const input = added
+    .filter((message) => message.role === 'user')
+    .slice(0, 1)
+    .filter((message) => runs.size === 0 || (message.runId !== null && runs.has(message.runId)));
   const folders = (Array.isArray(session.settings.docs) ? session.settings.docs : []).map(String);
   const citations = new Map(
     sources.flatMap((source) =>

@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serverMetrics } from '../../src/server/metrics.ts';
+import { metricsRefusal } from '../../src/server/metrics-access.ts';
+import { serveMetrics } from '../../src/server/metrics-listener.ts';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
@@ -127,12 +131,95 @@ describe('operating a server: /metrics and /readyz (issue 36)', () => {
   });
 });
 
+describe('who may read /metrics (issue 44)', () => {
+  let database: TestDatabase;
+  const servers: RunningServer[] = [];
+  const start = async (env: Record<string, string>) => {
+    const started = await startServer({
+      store: database.store,
+      config: testConfig({ QUARRY_PORT: '0', ...env }),
+      runner: false,
+      log: () => undefined,
+    });
+    servers.push(started);
+    return started.url;
+  };
+  beforeEach(async () => {
+    database = await sqliteHarness.create();
+  });
+  afterEach(async () => {
+    for (const each of servers.splice(0)) await each.close();
+    await database.destroy();
+  });
+
+  it('without a token: a direct scraper on a private network, never the public path', async () => {
+    const url = await start({ QUARRY_PUBLIC_NAMES: 'research.example.org' });
+    expect((await fetch(`${url}/metrics`)).status).toBe(200);
+    // Through a proxy (any proxy header), or by the name users reach the server at: refused.
+    for (const headers of [
+      { 'x-forwarded-for': '203.0.113.9' } as Record<string, string>,
+      { via: '1.1 nginx' },
+      { 'x-real-ip': '203.0.113.9' },
+    ]) {
+      const response = await fetch(`${url}/metrics`, { headers });
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+      expect((await response.json()).error.message).toContain('QUARRY_METRICS_TOKEN');
+    }
+    // fetch sets Host itself: node:http sends the public name.
+    const byPublicName = await new Promise<number>((resolve, reject) =>
+      httpGet(`${url}/metrics`, { headers: { host: 'research.example.org' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      }).on('error', reject),
+    );
+    expect(byPublicName).toBe(403);
+    const policy = { token: null, publicNames: new Set<string>() };
+    const direct = (peer: string | null) =>
+      metricsRefusal({ authorization: undefined, headers: new Headers(), peer }, policy);
+    expect(direct('127.0.0.1')).toBeNull();
+    expect(direct('::ffff:172.18.0.3')).toBeNull(); // a compose network
+    expect(direct('10.2.3.4')).toBeNull();
+    expect(direct('203.0.113.5')?.status).toBe(403); // anyone on the internet
+    expect(direct('2001:db8::1')?.status).toBe(403);
+    expect(direct(null)?.status).toBe(403);
+  });
+
+  it('with QUARRY_METRICS_TOKEN: that bearer token and nothing else, on the server and a worker’s own port', async () => {
+    const token = 'metrics-secret-0123456789';
+    const url = await start({ QUARRY_METRICS_TOKEN: token });
+    const none = await fetch(`${url}/metrics`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toContain('Bearer');
+    expect(
+      (await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer wrong-secret-0123456789' } })).status,
+    ).toBe(401);
+    const right = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}`, via: '1.1 nginx' } });
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain('quarry_sessions');
+
+    const listener = await serveMetrics(serverMetrics({ store: database.store }), {
+      host: '127.0.0.1',
+      port: 0,
+      token,
+    });
+    try {
+      expect((await fetch(listener.url)).status).toBe(401);
+      const scraped = await fetch(listener.url, { headers: { authorization: `Bearer ${token}` } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('quarry_sessions');
+    } finally {
+      listener.close();
+    }
+    expect(() => testConfig({ QUARRY_METRICS_TOKEN: 'short' })).toThrow(/QUARRY_METRICS_TOKEN/);
+  });
+});
+
 describe('quarry worker --metrics-port (issue 36)', () => {
   it('serves the same metrics on a port of its own, and stops serving them with the worker', async () => {
     const home = mkdtempSync(join(tmpdir(), 'quarry-worker-metrics-'));
     const bin = fileURLToPath(new URL('../../bin/quarry', import.meta.url));
     const worker = spawn(process.execPath, [bin, 'worker', '--concurrency', '3', '--metrics-port', '0'], {
-      env: { PATH: process.env.PATH, HOME: home, QUARRY_HOME: home },
+      env: { ...process.env, HOME: home, QUARRY_HOME: home, QUARRY_METRICS_TOKEN: 'worker-metrics-0123456789' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -141,7 +228,8 @@ describe('quarry worker --metrics-port (issue 36)', () => {
     try {
       await eventually(() => /metrics at (http:\/\/\S+)/.test(stderr), 30_000);
       const url = /metrics at (http:\/\/\S+)/.exec(stderr)![1]!;
-      const text = await (await fetch(url)).text();
+      expect((await fetch(url)).status).toBe(401);
+      const text = await (await fetch(url, { headers: { authorization: 'Bearer worker-metrics-0123456789' } })).text();
       expect(sample(text, 'quarry_runner_concurrency')).toBe(3);
       expect(sample(text, 'quarry_sessions{status="queued"}')).toBe(0);
       expect((await fetch(url.replace('/metrics', '/other'))).status).toBe(404);

@@ -245,6 +245,21 @@ describe('OpenAI Responses API', () => {
         (step) => step.key === 'plan',
       );
       expect(plan?.prompt?.user).toContain('Clarification from the person asking: Only tidal barrages, please.');
+      // The answering turn added no question of its own: a later turn's question is not listed as its input.
+      const next = await openai.responses.create({
+        model: 'quarry',
+        input: 'When did La Rance open?',
+        previous_response_id: answered.id,
+      });
+      expect(next.status).toBe('completed');
+      const listed = async (id: string) => {
+        const items = [];
+        for await (const item of openai.responses.inputItems.list(id)) items.push(item);
+        return items.map((item) => (item.type === 'message' ? item.content : []));
+      };
+      expect(await listed(answered.id)).toEqual([]);
+      expect(await listed(asked.id)).toEqual([[{ type: 'input_text', text: QUESTION }]]);
+      expect(await listed(next.id)).toEqual([[{ type: 'input_text', text: 'When did La Rance open?' }]]);
     } finally {
       await clarifying.close();
     }

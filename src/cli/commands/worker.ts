@@ -1,34 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { Runner } from '../../engine/runner.ts';
-import type { ServerMetrics } from '../../server/metrics.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { parseWholeNumber } from '../parse-options.ts';
-
-/** `/metrics` on a port of its own, for a process without the HTTP API (a worker). */
-async function serveMetrics(
-  metrics: ServerMetrics,
-  host: string,
-  port: number,
-): Promise<{ url: string; close(): void }> {
-  const server = createServer((request, response) => {
-    if (request.method !== 'GET' || request.url !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics here.\n');
-      return;
-    }
-    metrics.registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-      (error: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
-  const address = server.address() as AddressInfo;
-  return { url: `http://${host}:${address.port}/metrics`, close: () => server.close() };
-}
 
 /** A worker process: claims runnable sessions from the store and runs them until told to stop. */
 export function registerWorker(program: Command, runtime: CliRuntime): void {
@@ -81,10 +54,9 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
         const metrics =
           metricsPort === undefined
             ? null
-            : await serveMetrics(
+            : await (await import('../../server/metrics-listener.ts')).serveMetrics(
                 (await import('../../server/metrics.ts')).serverMetrics({ store: context.admin, runner }),
-                options.metricsHost,
-                metricsPort,
+                { host: options.metricsHost, port: metricsPort, token: context.config.server.metricsToken },
               );
         if (metrics)
           log(`quarry worker ${runner.workerId}: metrics at ${metrics.url}`, undefined, { workerId: runner.workerId });
