@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin', 'quar
 const home = mkdtempSync(join(tmpdir(), 'quarry-office-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-it('researches Word, EPUB, OpenDocument, PowerPoint and CSV files, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
+it('researches Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheet files, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
   timeout: within(60_000),
 }, () => {
   const docs = join(home, 'docs');
@@ -50,6 +50,9 @@ it('researches Word, EPUB, OpenDocument, PowerPoint and CSV files, citing them, 
     join(docs, 'ports.csv'),
     'port,country,tide type,mean range (m)\nBrest,France,semi-diurnal,4.5\nBay of Fundy,Canada,semi-diurnal,11.7\n',
   );
+  // Spreadsheets as their own writers make them (test/fixtures/sheets/make-sheets.py).
+  for (const name of ['tide-gauges.xlsx', 'harbour-depths.ods'])
+    copyFileSync(fileURLToPath(new URL(`../fixtures/sheets/${name}`, import.meta.url)), join(docs, name));
   writeFileSync(join(docs, 'bomb.docx'), zipBomb());
   const quarry = (args: string[]) =>
     spawnSync(process.execPath, [bin, ...args], {
@@ -60,7 +63,7 @@ it('researches Word, EPUB, OpenDocument, PowerPoint and CSV files, citing them, 
 
   const indexed = quarry(['index', docs]);
   expect(indexed.status, indexed.stderr).toBe(0);
-  expect(indexed.stdout + indexed.stderr).toContain('5 added');
+  expect(indexed.stdout + indexed.stderr).toContain('7 added');
   expect(indexed.stdout + indexed.stderr).toMatch(/skipped .*bomb\.docx: .*zip bomb/);
 
   const word = quarry(['run', 'Why does high water come later each day at Brest?', '--docs', docs]);
@@ -78,4 +81,13 @@ it('researches Word, EPUB, OpenDocument, PowerPoint and CSV files, citing them, 
   const sheet = quarry(['run', 'What is the mean tide range at the Bay of Fundy?', '--docs', docs]);
   expect(sheet.stdout).toContain('> | port | country | tide type | mean range (m) |');
   expect(sheet.stdout).toContain('> | Bay of Fundy | Canada | semi-diurnal | 11.7 |');
+  // A workbook's row, under its header row, cited by the workbook's title.
+  const workbook = quarry(['run', 'How deep is the harbour at Granville at low water?', '--docs', docs]);
+  expect(workbook.status, workbook.stderr).toBe(0);
+  expect(workbook.stdout).toContain('> | harbour | depth at low water (m) | note |');
+  expect(workbook.stdout).toContain('> | Granville | 1.4 | lock gate opens two hours either side of high water |');
+  expect(workbook.stdout).toMatch(/Harbour depths — <.*harbour-depths\.ods>/);
+  const gauges = quarry(['run', 'When did the tide gauge at Brest open?', '--docs', docs]);
+  expect(gauges.stdout).toContain('> | Brest | France | 1846-01-01 | 4.5 | TRUE | =D2*3.281 |');
+  expect(gauges.stdout).toMatch(/Tide gauges — <.*tide-gauges\.xlsx>/);
 });

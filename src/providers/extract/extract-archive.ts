@@ -1,7 +1,9 @@
 import { type Unzipped, unzipSync, zipSync } from 'fflate';
 import { extractHtml } from './extract-html.ts';
+import { sheetsDocument } from './extract-table.ts';
 import type { DocumentKind, ExtractedDocument } from './extracted-document.ts';
 import { openDocumentHtml, slideHtml } from './office-xml.ts';
+import { odsSheets, xlsxSheets } from './spreadsheet-xml.ts';
 
 /**
  * Word files, EPUB books, OpenDocument and PowerPoint files are zip archives of XML. Each is read
@@ -45,11 +47,28 @@ export function unpack(bytes: Uint8Array, wanted: (name: string) => boolean = ()
 
 const utf8 = (bytes: Uint8Array | undefined) => (bytes ? new TextDecoder('utf-8').decode(bytes) : '');
 
+const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** The Dublin Core title of a properties part (`docProps/core.xml`, `meta.xml`, an EPUB package), entities decoded. */
+function titleOf(xml: string): string | undefined {
+  const raw = /<dc:title\b[^>]*>([^<]*)<\/dc:title>/i.exec(xml)?.[1];
+  return raw
+    ?.replace(
+      /&(amp|lt|gt|quot|apos);|&#(\d{1,7});|&#x([\da-f]{1,6});/gi,
+      (whole, name?: string, decimal?: string, hex?: string) => {
+        if (name) return entities[name.toLowerCase()] ?? whole;
+        const code = Number.parseInt(decimal ?? hex!, decimal ? 10 : 16);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      },
+    )
+    .trim();
+}
+
 /** A Word (.docx) file: mammoth's HTML, titled by the file's own title property, else its first heading. */
 export async function extractDocx(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
   const parts = unpack(bytes);
   if (!parts['word/document.xml']) throw new Error('not a Word document (no word/document.xml)');
-  const title = /<dc:title>([^<]*)<\/dc:title>/.exec(utf8(parts['docProps/core.xml']))?.[1]?.trim();
+  const title = titleOf(utf8(parts['docProps/core.xml']));
   const mammoth = await import('mammoth');
   // mammoth gets the parts as unpacked here, within the caps, stored again without compression: an
   // archive whose entries lie about their size can make it inflate nothing more than that.
@@ -92,7 +111,7 @@ export async function extractEpub(bytes: Uint8Array, fallbackTitle: string): Pro
     .flatMap((id) => (id && manifest.has(id) ? [manifest.get(id)!] : []));
   const bodies = spine.map((path) => /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(utf8(files[path]))?.[1] ?? '');
   if (bodies.every((body) => !body.trim())) throw new Error('an EPUB book with no readable chapter');
-  const title = /<dc:title\b[^>]*>([^<]*)<\/dc:title>/i.exec(opf)?.[1]?.trim();
+  const title = titleOf(opf);
   return asDocument(bodies.map((body) => `<section>${body}</section>`).join('\n'), title, fallbackTitle, 'epub');
 }
 
@@ -116,7 +135,7 @@ export async function extractOpenDocument(
 ): Promise<ExtractedDocument> {
   const parts = unpack(bytes, (name) => name === 'content.xml' || name === 'meta.xml');
   if (!parts['content.xml']) throw new Error('not an OpenDocument file (no content.xml)');
-  const title = /<dc:title>([^<]*)<\/dc:title>/.exec(utf8(parts['meta.xml']))?.[1]?.trim();
+  const title = titleOf(utf8(parts['meta.xml']));
   return asDocument(await openDocumentHtml(utf8(parts['content.xml'])), title, fallbackTitle, kind);
 }
 
@@ -130,7 +149,23 @@ export async function extractPptx(bytes: Uint8Array, fallbackTitle: string): Pro
     })
     .sort((a, b) => a.number - b.number);
   if (slides.length === 0) throw new Error('not a PowerPoint presentation (no slides)');
-  const title = /<dc:title>([^<]*)<\/dc:title>/.exec(utf8(parts['docProps/core.xml']))?.[1]?.trim();
+  const title = titleOf(utf8(parts['docProps/core.xml']));
   const body = (await Promise.all(slides.map((slide) => slideHtml(utf8(parts[slide.name]), slide.number)))).join('');
   return asDocument(body, title, fallbackTitle, 'pptx');
+}
+
+/** An Excel workbook (`.xlsx`): each worksheet a section of row blocks under its header row. */
+export async function extractXlsx(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
+  const parts = unpack(bytes, (name) => name.endsWith('.xml') || name.endsWith('.rels'));
+  const title = titleOf(utf8(parts['docProps/core.xml']));
+  const sheets = await xlsxSheets((name) => utf8(parts[name]));
+  return sheetsDocument(sheets, title || fallbackTitle, 'xlsx');
+}
+
+/** An OpenDocument spreadsheet (`.ods`): each sheet a section of row blocks under its header row. */
+export async function extractOds(bytes: Uint8Array, fallbackTitle: string): Promise<ExtractedDocument> {
+  const parts = unpack(bytes, (name) => name === 'content.xml' || name === 'meta.xml');
+  if (!parts['content.xml']) throw new Error('not an OpenDocument file (no content.xml)');
+  const title = titleOf(utf8(parts['meta.xml']));
+  return sheetsDocument(await odsSheets(utf8(parts['content.xml'])), title || fallbackTitle, 'ods');
 }

@@ -1,5 +1,12 @@
 import { basename } from 'node:path';
-import { extractDocx, extractEpub, extractOpenDocument, extractPptx } from './extract-archive.ts';
+import {
+  extractDocx,
+  extractEpub,
+  extractOds,
+  extractOpenDocument,
+  extractPptx,
+  extractXlsx,
+} from './extract-archive.ts';
 import { extractHtml, normalizeText } from './extract-html.ts';
 import { extractPdf } from './extract-pdf.ts';
 import { extractTable } from './extract-table.ts';
@@ -25,6 +32,8 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, nam
   if (kind === 'epub') return extractEpub(bytes, fallbackTitle);
   if (kind === 'odt' || kind === 'odp') return extractOpenDocument(bytes, fallbackTitle, kind);
   if (kind === 'pptx') return extractPptx(bytes, fallbackTitle);
+  if (kind === 'xlsx') return extractXlsx(bytes, fallbackTitle);
+  if (kind === 'ods') return extractOds(bytes, fallbackTitle);
   if (looksBinary(bytes)) throw new Error('binary content (NUL bytes) in a text file');
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   if (kind === 'html') return extractHtml(text, { mode: 'document' });

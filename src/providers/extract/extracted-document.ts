@@ -19,7 +19,19 @@ export interface ExtractedDocument {
   kind: DocumentKind;
 }
 
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'odt' | 'odp' | 'pptx' | 'csv';
+export type DocumentKind =
+  | 'markdown'
+  | 'text'
+  | 'html'
+  | 'pdf'
+  | 'docx'
+  | 'epub'
+  | 'odt'
+  | 'odp'
+  | 'pptx'
+  | 'csv'
+  | 'xlsx'
+  | 'ods';
 
 /** The kind of a file by its name, or null for files the corpus does not read. */
 export function kindFromPath(path: string): DocumentKind | null {
@@ -31,6 +43,7 @@ export function kindFromPath(path: string): DocumentKind | null {
   if (extension === 'docx') return 'docx';
   if (extension === 'epub') return 'epub';
   if (extension === 'odt' || extension === 'odp' || extension === 'pptx') return extension;
+  if (extension === 'xlsx' || extension === 'ods') return extension;
   if (extension === 'csv' || extension === 'tsv') return 'csv';
   return null;
 }

@@ -11,8 +11,10 @@ import { sketchOf } from './duplicates.ts';
  *   2: note boxes as blockquotes; Texinfo's and Publican's page links left out; redirect pages as
  *      navigation; symbols (`$@`, `-F`, `.PHONY`, `10.0.0.1`) searchable; PDFs without running
  *      headers and footers.
+ *   3: spreadsheets (`.xlsx`, `.ods`); a CSV table as wide as its widest row; an office file's title
+ *      read when its properties declare their namespace on the element (as openpyxl writes them).
  */
-export const READER_VERSION = 2;
+export const READER_VERSION = 3;
 
 /** A file as the index stores it: its title, its text's length, its passages, whether it is navigation, its sketch. */
 export interface ReadDocument {
