@@ -30,6 +30,7 @@ const exitCodeOf: Record<ErrorCode, ExitCode> = {
   RUN_NOT_FOUND: exitCodes.notFound,
   USER_NOT_FOUND: exitCodes.notFound,
   TOKEN_NOT_FOUND: exitCodes.notFound,
+  DOCUMENT_NOT_FOUND: exitCodes.notFound,
   WORKFLOW_NOT_FOUND: exitCodes.notFound,
   SESSION_ALREADY_RUNNING: exitCodes.conflict,
   SESSION_COMPLETED: exitCodes.conflict,

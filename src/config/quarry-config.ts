@@ -21,6 +21,11 @@ export interface QuarryConfig {
    * `quarry serve`, the only folders the server reads (requests choose among them).
    */
   docs: string[];
+  /**
+   * Where users' libraries are kept (`QUARRY_LIBRARY`; default `$QUARRY_HOME/library`): one folder
+   * per user, one folder per document in it. Workers that run a server's sessions must see it too.
+   */
+  library: string;
   /** Default web search providers. */
   search: string[];
   /** `provider:model`, or null for the extractive analyst. */
@@ -112,6 +117,8 @@ export interface UserLimits {
   tokenBudget: number;
   /** Most dollars one run may spend, when prices are known; null: no ceiling. */
   costBudgetUsd: number | null;
+  /** Bytes of documents one user's library may hold (files added from the browser, the API or `quarry docs add`). */
+  libraryBytes: number;
 }
 
 /** Values given on the command line; each wins over every other source. */
@@ -135,6 +142,7 @@ function fileSchema() {
   return strictObject({
     db: optional(name),
     docs: names,
+    library: optional(name),
     search: names,
     model: optional(name),
     fastModel: optional(name),
@@ -176,6 +184,7 @@ function fileSchema() {
             streams: optional(int(1)),
             tokenBudget: optional(int(1000)),
             costBudgetUsd: optional(z.nullable(z.number().check(z.gte(0)))),
+            libraryBytes: optional(int(1024 * 1024)),
           }),
         ),
       }),
@@ -192,6 +201,7 @@ export const defaultLimits: UserLimits = {
   streams: 32,
   tokenBudget: 2_000_000,
   costBudgetUsd: null,
+  libraryBytes: 512 * 1024 * 1024,
 };
 
 /** Default largest session file an import accepts: 32 MiB. */
@@ -340,6 +350,7 @@ export function resolveConfig(options: { env: NodeJS.ProcessEnv; flags?: ConfigF
     db: absolute(flags.db ?? (env.QUARRY_DB || undefined) ?? file.db ?? join(home, 'quarry.db')),
     // Folders are separated like PATH (":" here); providers by commas.
     docs: (flags.docs ?? list(env.QUARRY_DOCS, delimiter) ?? file.docs ?? []).map((folder) => resolve(folder)),
+    library: absolute((env.QUARRY_LIBRARY || undefined) ?? file.library ?? join(home, 'library')),
     search: flags.search ?? list(env.QUARRY_SEARCH, ',') ?? file.search ?? [],
     model: flags.model ?? (env.QUARRY_MODEL || undefined) ?? file.model ?? null,
     fastModel: flags.fastModel ?? (env.QUARRY_FAST_MODEL || undefined) ?? file.fastModel ?? null,

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { QUARRY_VERSION } from '../config/version.ts';
+import { LIBRARY_FILE_BYTES } from '../service/library.ts';
 import { EXPORT_CONTENT_SECURITY_POLICY } from '../service/session-export.ts';
 import { sharedReport } from '../service/share-links.ts';
 import { isQuarryError, QuarryError } from '../shared/errors.ts';
@@ -22,6 +23,7 @@ import { completeDocument, documentInfo, registerPlainRoutes } from './openapi-d
 import { guardRequests, hostName } from './request-guard.ts';
 import { accountRoutes, publicAccountRoutes } from './routes/account-routes.ts';
 import { capabilityRoutes } from './routes/capability-routes.ts';
+import { FILES_PER_REQUEST, libraryRoutes } from './routes/library-routes.ts';
 import { liveRoutes, reconnectDelayMs } from './routes/live-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
@@ -122,8 +124,10 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   app.use('/api/sessions/import', tooLarge(dependencies.config.server.importBytes));
   app.use('/v1/*', tooLarge(4 * 1024 * 1024));
   app.use('/mcp', tooLarge(4 * 1024 * 1024));
+  // Library uploads are streamed to disk, each file capped as it arrives (`library-routes.ts`).
+  app.use('/api/documents', tooLarge(FILES_PER_REQUEST * LIBRARY_FILE_BYTES + 1024 * 1024));
   app.use('/api/*', async (c, next) =>
-    c.req.path === '/api/sessions/import' ? next() : tooLarge(1024 * 1024)(c, next),
+    c.req.path === '/api/sessions/import' || c.req.path === '/api/documents' ? next() : tooLarge(1024 * 1024)(c, next),
   );
   app.use('*', guardRequests(dependencies));
   // A server span per API request, continuing a caller's `traceparent`; a run it starts stores the
@@ -205,6 +209,7 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   const api = app
     .route('/api/auth', accountRoutes(dependencies))
     .route('/api/capabilities', capabilityRoutes(dependencies))
+    .route('/api/documents', libraryRoutes(dependencies))
     // The live routes first: `/feed` must not be read as a session id.
     .route('/api/sessions', liveRoutes(dependencies))
     .route('/api/sessions', sessionRoutes({ publicUrl: dependencies.config.server.publicUrl }));

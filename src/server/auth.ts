@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { withLibrary } from '../service/library.ts';
 import { LOCAL_OWNER } from '../service/service-context.ts';
 import { QuarryError } from '../shared/errors.ts';
 import { ownerStore } from '../store/owner-store.ts';
@@ -92,7 +93,7 @@ export function authenticate(dependencies: ServerDependencies): MiddlewareHandle
   const context = (ownerId: string) => ({
     store: ownerStore(dependencies.store, ownerId),
     config: dependencies.config,
-    folders: dependencies.folders,
+    folders: withLibrary(dependencies.folders, dependencies.config, ownerId),
     indexer: dependencies.indexer,
     workflows: dependencies.workflows,
     runner: dependencies.runner,

@@ -98,8 +98,10 @@ export function guardRequests(dependencies: Pick<ServerDependencies, 'allowedHos
     if (/%00/i.test(url) || url.includes('\u0000')) throw invalidInput('url', 'must not contain NUL characters');
     if (stateChanging.has(c.req.method)) {
       checkOrigin(c.req.header('origin'), host);
-      if (hasBody(c.req.raw.headers)) {
-        const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      // Files for the library come as a multipart form, streamed by their route; nothing else does.
+      const upload = c.req.method === 'POST' && c.req.path === '/api/documents' && type === 'multipart/form-data';
+      if (hasBody(c.req.raw.headers) && !upload) {
         if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
           throw new QuarryError(
             'UNSUPPORTED_MEDIA_TYPE',

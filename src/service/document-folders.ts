@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, resolve, sep } from 'node:path';
+import { basename, join, resolve, sep } from 'node:path';
 import {
   type IndexFoldersOptions,
   type IndexReport,
@@ -59,7 +59,7 @@ export function rootOf(policy: FolderPolicy, path: string): DocumentRoot | null 
 
 /**
  * The folders a request may use, as absolute paths. Under `any`, each must exist. Under `roots`, each
- * is a root's name or a path inside a root (anything else is `FORBIDDEN`, naming the roots), and a
+ * is a root's name, a root's name and a folder inside it (`library/<id>`), or a path inside a root (anything else is `FORBIDDEN`, naming the roots), and a
  * request that names none gets every root.
  */
 export function resolveDocs(policy: FolderPolicy, requested: string[] | undefined): string[] {
@@ -71,7 +71,10 @@ export function resolveDocs(policy: FolderPolicy, requested: string[] | undefine
       requested.map((entry) => {
         const named = policy.roots.find((root) => root.name === entry);
         if (named) return named.path;
-        const path = resolve(entry);
+        // `name/folder`: a folder inside a root by the root's name (`library/<id>`, one library document).
+        const slash = entry.indexOf('/');
+        const under = slash > 0 ? policy.roots.find((root) => root.name === entry.slice(0, slash)) : undefined;
+        const path = under ? join(under.path, entry.slice(slash + 1)) : resolve(entry);
         const real = existsSync(path) ? realpathSync(path) : path;
         // Symbolic links are resolved first, so a link inside a root cannot lead out of it.
         if (!rootOf(policy, real) || !existsSync(real) || !statSync(real).isDirectory()) {

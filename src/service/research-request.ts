@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { checkWebProvider } from '../providers/search/create-search-providers.ts';
 import { parseResearchSettings, type ResearchSettings } from '../research/research-settings.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { resolveDocs } from './document-folders.ts';
+import { libraryFolder } from './library.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /**
@@ -19,11 +22,24 @@ export function requestSources(
     search: request.search ?? stringList(request.settings?.search, 'settings.search'),
   };
   const useDefaults = request.docs === undefined && request.search === undefined;
-  const defaultDocs = context.folders.kind === 'roots' ? undefined : context.config.docs;
-  const docs = resolveDocs(context.folders, useDefaults ? defaultDocs : (request.docs ?? []));
+  const library = libraryFolder(context.config, context.store.ownerId);
+  // The CLI's defaults: the configured folders and the local user's library, once it exists.
+  const defaultDocs =
+    context.folders.kind === 'roots' ? undefined : [...context.config.docs, ...(existsSync(library) ? [library] : [])];
+  const requested = useDefaults ? defaultDocs : (request.docs ?? []);
+  const docs = resolveDocs(
+    context.folders,
+    context.folders.kind === 'any' ? requested?.map((entry) => inLibrary(entry, library)) : requested,
+  );
   const search = useDefaults ? context.config.search : (request.search ?? []);
   for (const name of search) checkWebProvider(name, context.config.providers);
   return { docs, search };
+}
+
+/** For the CLI: `library` and `library/<id>` name the local user's library, unless such a folder is here. */
+function inLibrary(entry: string, library: string): string {
+  if (existsSync(entry) || !/^library(\/[^/]+)?\/?$/.test(entry)) return entry;
+  return join(library, entry.slice('library'.length));
 }
 
 function stringList(value: unknown, field: string): string[] | undefined {

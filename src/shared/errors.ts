@@ -24,6 +24,7 @@ export const errorCodes = [
   'RUN_NOT_FOUND',
   'USER_NOT_FOUND',
   'TOKEN_NOT_FOUND',
+  'DOCUMENT_NOT_FOUND',
   'WORKFLOW_NOT_FOUND',
   // The session is not in a state that allows it
   'SESSION_ALREADY_RUNNING',

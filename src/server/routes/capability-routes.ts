@@ -21,7 +21,9 @@ const settingLimit = (name: 'maxIterations' | 'queriesPerIteration' | 'sourcesPe
 /** `GET /api/capabilities`: read from the configuration the server started with, never the environment. */
 export function capabilityRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError }).openapi(route, (c) => {
-    const { config, folders, indexer } = dependencies;
+    const { config, indexer } = dependencies;
+    // The user's own folders: the server's, and their library once they have one.
+    const { folders } = c.get('context');
     const status = indexer.status();
     return c.json(
       {
