@@ -6,6 +6,7 @@ import { registerAsk } from './commands/ask.ts';
 import { registerConfigSession } from './commands/config-session.ts';
 import { registerFork } from './commands/fork.ts';
 import { registerIndex } from './commands/index-documents.ts';
+import { registerLibrary } from './commands/library.ts';
 import { registerLs } from './commands/ls.ts';
 import { registerManage } from './commands/manage.ts';
 import { registerMcp } from './commands/mcp.ts';
@@ -23,6 +24,7 @@ Environment (flags win over these; these win over $QUARRY_HOME/config.json, whos
   QUARRY_HOME          folder for Quarry's data (default ~/.quarry)
   QUARRY_DB            the store: a SQLite file path or a postgres:// URL (default $QUARRY_HOME/quarry.db)
   QUARRY_DOCS          default document folders, separated by ":"
+  QUARRY_LIBRARY       where users' libraries are kept (quarry docs add; default $QUARRY_HOME/library)
   QUARRY_SEARCH        default web search providers, comma-separated
   QUARRY_MODEL         default model, provider:model (openai, anthropic, ollama, openai-compatible)
   QUARRY_FAST_MODEL    a faster model for light steps
@@ -33,6 +35,7 @@ Environment (flags win over these; these win over $QUARRY_HOME/config.json, whos
   QUARRY_PRICE_PER_MTOK   "input,output" dollars per million tokens, for the cost ledger
   QUARRY_HOST, QUARRY_PORT, QUARRY_PUBLIC_NAMES, QUARRY_PUBLIC_URL   quarry serve's address and the names it answers to
   QUARRY_SERVER_MODELS   models a server's users may choose besides QUARRY_MODEL and QUARRY_FAST_MODEL
+  QUARRY_METRICS_TOKEN   the bearer token /metrics requires (else only direct scrapers on private networks)
 
 Exit codes: 0 done, 2 usage error, 3 waiting for input, 4 not found, 5 conflict, 130 interrupted, 1 unexpected.`;
 
@@ -48,6 +51,7 @@ const registrations = [
   registerConfigSession,
   registerTransfer,
   registerIndex,
+  registerLibrary,
   registerUsers,
   registerWorker,
   registerServe,

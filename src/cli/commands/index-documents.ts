@@ -6,7 +6,9 @@ import { indexProgress } from '../progress-bar.ts';
 export function registerIndex(program: Command, runtime: CliRuntime): void {
   program
     .command('index')
-    .description('index folders of Markdown, text, HTML and PDF files for research (incremental)')
+    .description(
+      'index folders for research (incremental): Markdown, text, HTML, PDF, Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheets',
+    )
     .argument('<folders...>', 'folders to index')
     .action(async (folders: string[]) => {
       const context = await runtime.open();
