@@ -443,6 +443,8 @@ export const capabilitiesSchema = z
     /** The document folders this server reads, by name. */
     documentFolders: z.array(z.object({ name: z.string(), path: z.string() })),
     defaultSearch: z.array(z.string()),
+    /** The user's library: its folder's name among `documentFolders` (null until a first document), and its limits. */
+    library: z.object({ root: z.string().nullable(), fileBytes: z.number().int(), limitBytes: z.number().int() }),
     indexing: z.object({
       state: z.enum(['idle', 'indexing', 'failed']),
       done: z.number().int(),
@@ -466,9 +468,22 @@ export const capabilitiesSchema = z
   })
   .openapi('Capabilities');
 
+/** A document of a user's library (`/api/documents`). */
+export const libraryDocumentSchema = z
+  .object({
+    id: z.string().describe('The document’s folder: `library/<id>` in `docs` limits a research to it'),
+    name: z.string(),
+    kind: z.string(),
+    size: z.number().int(),
+    title: z.string(),
+    addedAt: z.string(),
+  })
+  .openapi('LibraryDocument');
+
 export type SessionSummaryWire = z.output<typeof sessionSummarySchema>;
 export type SessionDetailWire = z.output<typeof sessionDetailSchema>;
 export type CitationWire = z.output<typeof citationSchema>;
+export type LibraryDocumentWire = z.output<typeof libraryDocumentSchema>;
 export type ReportWire = z.output<typeof reportSchema>;
 export type ReportVersionWire = z.output<typeof reportVersionSchema>;
 export type StepWire = z.output<typeof stepSchema>;

@@ -71,6 +71,18 @@ export function withLibrary(
   return { kind: 'roots', roots: [...policy.roots, root] };
 }
 
+/** The name of the user's library among the policy's roots, or null when they have none yet. */
+export function libraryRootName(
+  policy: FolderPolicy,
+  config: Pick<QuarryConfig, 'library'>,
+  ownerId: string,
+): string | null {
+  const folder = libraryFolder(config, ownerId);
+  if (policy.kind === 'any' || !existsSync(folder)) return null;
+  const real = realpathSync(folder);
+  return policy.roots.find((root) => root.path === real)?.name ?? null;
+}
+
 /** A file name as the library keeps it: its last segment, without control characters, not hidden. */
 function safeName(name: string): string {
   const cleaned = basename(name.replace(/\\/g, '/'))
@@ -159,7 +171,10 @@ export async function addToLibrary(
         added.map((each) => each.folder),
       );
       const refused = report.skipped[0];
-      if (refused) throw invalidInput('file', `${basename(refused.path)} cannot be read: ${refused.reason}`);
+      if (refused)
+        throw new QuarryError('INVALID_INPUT', `${basename(refused.path)} cannot be read: ${refused.reason}`, {
+          details: { field: 'file' },
+        });
       const documents = await listLibrary(services, ownerId);
       return added.map((each) => documents.find((document) => document.id === each.id)!);
     } catch (error) {

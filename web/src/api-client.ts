@@ -8,6 +8,7 @@
 import type {
   CapabilitiesWire,
   CitationWire,
+  LibraryDocumentWire,
   MessageWire,
   ReportWire,
   SessionDetailWire,
@@ -23,6 +24,7 @@ export type Message = MessageWire;
 export type Step = StepWire;
 export type Capabilities = CapabilitiesWire;
 export type Citation = CitationWire;
+export type LibraryDocument = LibraryDocumentWire;
 
 export interface Who {
   user: { id: string; name: string } | null;
@@ -78,6 +80,47 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   return body as T;
 }
 
+/**
+ * Adds one file to the signed-in user's library (multipart, so the browser streams it), telling
+ * `onProgress` how much is sent (0 to 1). XMLHttpRequest, because fetch says nothing of an upload's progress.
+ */
+function uploadDocument(file: File, onProgress: (sent: number) => void): Promise<LibraryDocument> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/documents');
+    xhr.withCredentials = true;
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total);
+    };
+    xhr.onerror = () => {
+      announceConnection(false);
+      reject(new ApiError(0, 'OFFLINE', 'The server cannot be reached; try again.'));
+    };
+    xhr.onload = () => {
+      announceConnection(true);
+      let body: { documents?: LibraryDocument[]; error?: { code: string; message: string } } | null = null;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        // answered below
+      }
+      if (xhr.status === 401) window.dispatchEvent(new CustomEvent('quarry:unauthorized'));
+      if (xhr.status === 201 && body?.documents?.[0]) resolve(body.documents[0]);
+      else
+        reject(
+          new ApiError(
+            xhr.status,
+            body?.error?.code ?? 'HTTP_ERROR',
+            body?.error?.message ?? `The server answered ${xhr.status}.`,
+          ),
+        );
+    };
+    const form = new FormData();
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+}
+
 const json = (value: unknown) => JSON.stringify(value);
 const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
 
@@ -86,6 +129,10 @@ export const api = {
   signIn: (token: string) => request<Who>('/api/auth/session', { method: 'POST', body: json({ token }) }),
   signOut: () => request<void>('/api/auth/session', { method: 'DELETE' }),
   capabilities: () => request<Capabilities>('/api/capabilities'),
+  /** The signed-in user's library, newest first. */
+  documents: () => request<{ documents: LibraryDocument[] }>('/api/documents'),
+  uploadDocument,
+  removeDocument: (id: string) => request<void>(`/api/documents/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   listSessions: (options: { q?: string; cursor?: string | null; limit?: number } = {}) => {
     const params = new URLSearchParams();
     if (options.q) params.set('q', options.q);

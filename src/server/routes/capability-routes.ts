@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { QUARRY_VERSION } from '../../config/version.ts';
 import { configuredWebProviders } from '../../providers/search/create-search-providers.ts';
 import { researchSettingsSchema } from '../../research/research-settings.ts';
+import { LIBRARY_FILE_BYTES, libraryRootName } from '../../service/library.ts';
 import { offeredModels } from '../../service/preflight.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
@@ -35,6 +36,11 @@ export function capabilityRoutes(dependencies: ServerDependencies) {
         searchProviders: configuredWebProviders(config.providers),
         documentFolders: folders.kind === 'roots' ? folders.roots : [],
         defaultSearch: config.search,
+        library: {
+          root: libraryRootName(folders, config, c.get('context').store.ownerId),
+          fileBytes: LIBRARY_FILE_BYTES,
+          limitBytes: config.server.limits.libraryBytes,
+        },
         indexing: { state: status.state, done: status.done, total: status.total, error: status.error },
         runner: Boolean(dependencies.runner),
         auth: c.get('auth'),

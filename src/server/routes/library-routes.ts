@@ -16,23 +16,12 @@ import {
 import { invalidInput, QuarryError } from '../../shared/errors.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
-import { errorResponses } from '../wire.ts';
+import { errorResponses, libraryDocumentSchema } from '../wire.ts';
 
 const tags = ['library'];
 
 /** Files one upload may carry. */
 export const FILES_PER_REQUEST = 20;
-
-export const libraryDocumentSchema = z
-  .object({
-    id: z.string().describe('The document’s folder: `library/<id>` in `docs` limits a research to it'),
-    name: z.string(),
-    kind: z.string(),
-    size: z.number().int(),
-    title: z.string(),
-    addedAt: z.string(),
-  })
-  .openapi('LibraryDocument');
 
 const list = createRoute({
   method: 'get',

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, type Capabilities } from '../api-client.ts';
+import { Library } from './Library.tsx';
 
 /** The new-research form: offers only the sources and analyst this server has. */
 export function NewResearch({ navigate, online }: { navigate: (path: string) => void; online: boolean }) {
@@ -8,6 +9,8 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
   /** The server's folders to search (by name); all of them unless the person unticks some. */
   const [folders, setFolders] = useState<string[] | null>(null);
   const [search, setSearch] = useState<string[]>([]);
+  /** The library documents to search (by id); null: the whole library. */
+  const [libraryChoice, setLibraryChoice] = useState<string[] | null>(null);
   const [iterations, setIterations] = useState(3);
   const [breadth, setBreadth] = useState(3);
   const [model, setModel] = useState('');
@@ -17,9 +20,10 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  useEffect(() => {
+  const loadCapabilities = () => {
     api.capabilities().then(setCapabilities, (caught: Error) => setError(caught.message));
-  }, []);
+  };
+  useEffect(loadCapabilities, []);
 
   /** A model answers for this research (the server's, or one the person names): it can ask first. */
   const canClarify = Boolean(model.trim() || capabilities?.analyst.model);
@@ -38,7 +42,7 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
           ...(canClarify && clarify ? { clarify: true } : {}),
           ...(model.trim() ? { model: model.trim() } : {}),
         },
-        ...(folders !== null || search.length ? { docs: folders ?? allFolders, search } : {}),
+        ...(folders !== null || search.length || libraryChoice !== null ? { docs: chosenDocs(), search } : {}),
       });
       navigate(`/sessions/${session.id}`);
     } catch (caught) {
@@ -61,8 +65,20 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
     }
   }
 
-  const allFolders = capabilities?.documentFolders.map((folder) => folder.name) ?? [];
+  const libraryRoot = capabilities?.library.root ?? null;
+  /** The server's folders, the library apart (it has its own panel). */
+  const serverFolders = capabilities?.documentFolders.filter((folder) => folder.name !== libraryRoot) ?? [];
+  const allFolders = serverFolders.map((folder) => folder.name);
   const chosen = folders ?? allFolders;
+  /** What the research searches: the ticked server folders, and the library or the ticked documents in it. */
+  const chosenDocs = () => [
+    ...chosen,
+    ...(libraryRoot === null
+      ? []
+      : libraryChoice === null
+        ? [libraryRoot]
+        : libraryChoice.map((id) => `${libraryRoot}/${id}`)),
+  ];
   return (
     <form className="new-research" onSubmit={(event) => void submit(event)}>
       <h1>New research</h1>
@@ -83,7 +99,7 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
       {allFolders.length > 0 && (
         <fieldset>
           <legend>Documents on this server</legend>
-          {capabilities!.documentFolders.map((folder) => (
+          {serverFolders.map((folder) => (
             <label key={folder.name} className="inline">
               <input
                 type="checkbox"
@@ -99,6 +115,13 @@ export function NewResearch({ navigate, online }: { navigate: (path: string) => 
           ))}
         </fieldset>
       )}
+      <Library
+        online={online}
+        limits={capabilities?.library}
+        selected={libraryChoice}
+        onSelect={setLibraryChoice}
+        onChanged={loadCapabilities}
+      />
       {capabilities && capabilities.searchProviders.length > 0 && (
         <fieldset>
           <legend>Web search</legend>
