@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve, sep } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Log } from '../config/log.ts';
 import type { QuarryConfig } from '../config/quarry-config.ts';
@@ -7,7 +8,7 @@ import { Runner } from '../engine/runner.ts';
 import { backgroundIndexer, documentRoots } from '../service/document-folders.ts';
 import { PdfPrinter } from '../service/print-pdf.ts';
 import { createWorkflowRegistry } from '../service/research-runtime.ts';
-import { QuarryError } from '../shared/errors.ts';
+import { invalidInput, QuarryError } from '../shared/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createApp } from './app.ts';
 import { AuthThrottle, CLIENT_TIMEOUTS, type ClientTimeouts, limitConnections } from './client-limits.ts';
@@ -74,6 +75,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     );
   }
   const roots = documentRoots(options.config.docs);
+  // Users' libraries must not lie inside a folder everyone searches (nor hold one).
+  const library = resolve(options.config.library);
+  const overlapping = roots.find(
+    (root) =>
+      `${library}${sep}`.startsWith(`${root.path}${sep}`) || `${root.path}${sep}`.startsWith(`${library}${sep}`),
+  );
+  if (overlapping)
+    throw invalidInput(
+      'QUARRY_LIBRARY',
+      `${library} and the document folder ${overlapping.path} overlap: users' libraries would be searched by everyone. Keep them apart.`,
+    );
   // One browser for every PDF export, started on the first (`print-pdf.ts`).
   const printer = new PdfPrinter();
   const indexer = backgroundIndexer(options.store, log);

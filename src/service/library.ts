@@ -56,6 +56,18 @@ export async function incomingFolder(config: Pick<QuarryConfig, 'library'>, owne
   return folder;
 }
 
+/**
+ * Removes a request's incoming folder, and the user's library folder with it when nothing else is in
+ * it: a refused first upload leaves no library behind (an empty one would be listed as a folder).
+ */
+export async function discardIncoming(config: Pick<QuarryConfig, 'library'>, ownerId: string, folder: string) {
+  await rm(folder, { recursive: true, force: true });
+  const owner = libraryFolder(config, ownerId);
+  const incoming = join(owner, '.incoming');
+  if ((await readdir(incoming).catch(() => [])).length === 0) await rm(incoming, { recursive: true, force: true });
+  if ((await readdir(owner).catch(() => ['?'])).length === 0) await rm(owner, { recursive: true, force: true });
+}
+
 /** The folders a user may read: the policy's, and their library once it exists. */
 export function withLibrary(
   policy: FolderPolicy,

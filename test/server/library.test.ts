@@ -165,9 +165,32 @@ function describeLibrary(harness: StoreHarness, skipReason: string | null) {
       expect(json.status).toBe(415);
       expect((await (await call(tokens.alice, '/api/documents')).json()).documents).toEqual([]);
       expect(await database.store.listDocuments({ pathPrefix: join(home, 'library') })).toEqual(before);
+      // A refused first upload leaves no library behind: Bob still has no library folder.
+      expect((await upload(tokens.bob, [{ name: 'bomb.docx', bytes: zipBomb() }])).status).toBe(400);
+      const folders = (await (await call(tokens.bob, '/api/capabilities')).json()).documentFolders;
+      expect(folders.map((folder: { name: string }) => folder.name)).not.toContain('library');
     });
   });
 }
 
 describeLibrary(sqliteHarness, null);
 describeLibrary(postgresHarness, postgresSkipReason());
+
+it('refuses to start with the libraries inside a document folder everyone searches', async () => {
+  const database = await sqliteHarness.create();
+  const docs = mkdtempSync(join(tmpdir(), 'quarry-library-overlap-'));
+  try {
+    for (const library of [join(docs, 'library'), docs])
+      await expect(
+        startServer({
+          store: database.store,
+          config: testConfig({ QUARRY_DOCS: docs, QUARRY_LIBRARY: library, QUARRY_PORT: '0' }),
+          runner: false,
+          log: () => undefined,
+        }),
+      ).rejects.toThrow(/overlap: users' libraries would be searched by everyone/);
+  } finally {
+    await database.destroy();
+    rmSync(docs, { recursive: true, force: true });
+  }
+});

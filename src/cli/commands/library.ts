@@ -1,7 +1,13 @@
 import { copyFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
-import { addToLibrary, incomingFolder, listLibrary, removeFromLibrary } from '../../service/library.ts';
+import {
+  addToLibrary,
+  discardIncoming,
+  incomingFolder,
+  listLibrary,
+  removeFromLibrary,
+} from '../../service/library.ts';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { printJson, printLine } from '../output.ts';
@@ -24,24 +30,23 @@ export function registerLibrary(program: Command, runtime: CliRuntime): void {
     .action(async (files: string[]) => {
       const context = await runtime.open();
       const owner = context.store.ownerId;
+      for (const file of files)
+        if (!(await stat(file).catch(() => null))?.isFile()) throw invalidInput('file', `${file} is not a file`);
       const folder = await incomingFolder(context.config, owner);
-      const incoming = [];
-      for (const [index, file] of files.entries()) {
-        const info = await stat(file).catch(() => null);
-        if (!info?.isFile()) throw invalidInput('file', `${file} is not a file`);
-        const path = join(folder, String(index));
-        await copyFile(file, path);
-        incoming.push({ name: basename(file), path, size: info.size });
-      }
-      const { rm } = await import('node:fs/promises');
       try {
+        const incoming = [];
+        for (const [index, file] of files.entries()) {
+          const path = join(folder, String(index));
+          await copyFile(file, path);
+          incoming.push({ name: basename(file), path, size: (await stat(path)).size });
+        }
         const added = await addToLibrary({ corpus: context.admin, config: context.config }, owner, incoming);
         if (runtime.json) printJson({ documents: added });
         else
           for (const document of added)
             printLine(`Added ${document.name} as library/${document.id}: ${document.title}`);
       } finally {
-        await rm(folder, { recursive: true, force: true });
+        await discardIncoming(context.config, owner, folder);
       }
     });
   docs

@@ -7,6 +7,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import {
   addToLibrary,
+  discardIncoming,
   type IncomingFile,
   incomingFolder,
   LIBRARY_FILE_BYTES,
@@ -51,14 +52,6 @@ const remove = createRoute({
  */
 async function receiveFiles(c: Context<AppEnv>, folder: string): Promise<IncomingFile[]> {
   const type = c.req.header('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;/i.test(type))
-    throw new QuarryError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'Send the files as multipart/form-data, each in a field named "file".',
-      {
-        details: { field: 'content-type' },
-      },
-    );
   const body = c.req.raw.body;
   if (!body) throw invalidInput('file', 'no file was sent (a multipart form field named "file")');
   const { Busboy } = await import('@fastify/busboy');
@@ -121,16 +114,22 @@ export function libraryRoutes(dependencies: ServerDependencies) {
     });
   // Streamed, so not through a validator (which would read the whole body first): described below.
   routes.post('/', async (c) => {
+    // Refused before anything is written: a refused request leaves no trace.
+    if (!/^multipart\/form-data\s*;/i.test(c.req.header('content-type') ?? ''))
+      throw new QuarryError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Send the files as multipart/form-data, each in a field named "file".',
+        {
+          details: { field: 'content-type' },
+        },
+      );
     const owner = ownerOf(c);
     const folder = await incomingFolder(dependencies.config, owner);
-    let files: IncomingFile[] = [];
     try {
-      files = await receiveFiles(c, folder);
-      const documents = await addToLibrary(services(), owner, files);
+      const documents = await addToLibrary(services(), owner, await receiveFiles(c, folder));
       return c.json({ documents }, 201);
     } finally {
-      const { rm } = await import('node:fs/promises');
-      await rm(folder, { recursive: true, force: true });
+      await discardIncoming(dependencies.config, owner, folder);
     }
   });
   routes.openAPIRegistry.registerPath({
