@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Log } from '../config/log.ts';
 import type { QuarryConfig } from '../config/quarry-config.ts';
@@ -75,12 +75,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     );
   }
   const roots = documentRoots(options.config.docs);
-  // Users' libraries must not lie inside a folder everyone searches (nor hold one).
+  // Users' libraries must not lie where a folder everyone searches would index them: inside a root
+  // other than under a hidden folder (which indexing never walks: ~/.quarry/library under --docs ~),
+  // or holding a root. Named explicitly, they are refused per request (`rootOf`).
   const library = resolve(options.config.library);
-  const overlapping = roots.find(
-    (root) =>
-      `${library}${sep}`.startsWith(`${root.path}${sep}`) || `${root.path}${sep}`.startsWith(`${library}${sep}`),
-  );
+  const overlapping = roots.find((root) => {
+    if (`${root.path}${sep}`.startsWith(`${library}${sep}`)) return true;
+    if (!`${library}${sep}`.startsWith(`${root.path}${sep}`)) return false;
+    return !relative(root.path, library)
+      .split(sep)
+      .some((segment) => segment.startsWith('.'));
+  });
   if (overlapping)
     throw invalidInput(
       'QUARRY_LIBRARY',

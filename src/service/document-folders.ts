@@ -18,7 +18,17 @@ export interface DocumentRoot {
  * Which document folders a caller may name. The CLI acts for the local user on their own machine
  * and reads any folder; a server reads only the roots its operator listed (`serve --docs`).
  */
-export type FolderPolicy = { kind: 'any' } | { kind: 'roots'; roots: DocumentRoot[] };
+export type FolderPolicy =
+  | { kind: 'any' }
+  | {
+      kind: 'roots';
+      roots: DocumentRoot[];
+      /**
+       * Where every user's library lies (`QUARRY_LIBRARY`): nothing inside it is readable through
+       * a root that holds it, only through a root inside it (the user's own library).
+       */
+      libraries?: string;
+    };
 
 export const anyFolder: FolderPolicy = { kind: 'any' };
 
@@ -54,7 +64,11 @@ function inside(path: string, root: string): boolean {
 /** The policy's root that contains `path`, if any (the path must already be absolute and real). */
 export function rootOf(policy: FolderPolicy, path: string): DocumentRoot | null {
   if (policy.kind === 'any') return { name: basename(path), path };
-  return policy.roots.find((root) => inside(path, root.path)) ?? null;
+  const { libraries } = policy;
+  // Inside the libraries, only a library root counts: a server folder that holds them does not.
+  const candidates =
+    libraries && inside(path, libraries) ? policy.roots.filter((root) => inside(root.path, libraries)) : policy.roots;
+  return candidates.find((root) => inside(path, root.path)) ?? null;
 }
 
 /**

@@ -76,11 +76,12 @@ export function withLibrary(
 ): FolderPolicy {
   if (policy.kind === 'any') return policy;
   const folder = libraryFolder(config, ownerId);
-  if (!existsSync(folder)) return policy;
+  const libraries = existsSync(config.library) ? realpathSync(config.library) : config.library;
+  if (!existsSync(folder)) return { ...policy, libraries };
   let name = LIBRARY_ROOT;
   for (let index = 2; policy.roots.some((root) => root.name === name); index++) name = `${LIBRARY_ROOT}-${index}`;
   const root: DocumentRoot = { name, path: realpathSync(folder) };
-  return { kind: 'roots', roots: [...policy.roots, root] };
+  return { kind: 'roots', roots: [...policy.roots, root], libraries };
 }
 
 /** The name of the user's library among the policy's roots, or null when they have none yet. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
@@ -176,20 +176,43 @@ function describeLibrary(harness: StoreHarness, skipReason: string | null) {
 describeLibrary(sqliteHarness, null);
 describeLibrary(postgresHarness, postgresSkipReason());
 
-it('refuses to start with the libraries inside a document folder everyone searches', async () => {
+it('keeps libraries out of a document folder everyone searches: refused at start, or hidden and refused by name', async () => {
   const database = await sqliteHarness.create();
   const docs = mkdtempSync(join(tmpdir(), 'quarry-library-overlap-'));
+  let server: RunningServer | undefined;
   try {
-    for (const library of [join(docs, 'library'), docs])
-      await expect(
-        startServer({
-          store: database.store,
-          config: testConfig({ QUARRY_DOCS: docs, QUARRY_LIBRARY: library, QUARRY_PORT: '0' }),
-          runner: false,
-          log: () => undefined,
-        }),
-      ).rejects.toThrow(/overlap: users' libraries would be searched by everyone/);
+    const start = (library: string) =>
+      startServer({
+        store: database.store,
+        config: testConfig({ QUARRY_DOCS: docs, QUARRY_LIBRARY: library, QUARRY_PORT: '0' }),
+        runner: false,
+        log: () => undefined,
+      });
+    for (const library of [join(docs, 'library'), docs, dirname(docs)])
+      await expect(start(library)).rejects.toThrow(/overlap: users' libraries would be searched by everyone/);
+    // Under a hidden folder (QUARRY_HOME=~/.quarry with --docs ~): indexing never walks it, and a
+    // request naming another user's library by its path is refused.
+    const libraries = join(docs, '.quarry', 'library');
+    const alice = await database.store.createUser({ name: 'alice' });
+    mkdirSync(join(libraries, alice.id, 'a1b2c3d4e5f6'), { recursive: true });
+    writeFileSync(join(libraries, alice.id, 'a1b2c3d4e5f6', 'secret.md'), '# Secret\n\nAlice only.\n');
+    const bob = await database.store.createUser({ name: 'bob' });
+    await database.store.addApiToken({
+      userId: bob.id,
+      tokenHash: createHash('sha256').update('bob-overlap').digest('hex'),
+    });
+    server = await start(libraries);
+    const create = (docsField: string[]) =>
+      fetch(`${server!.url}/api/sessions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer bob-overlap', 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'What is secret?', docs: docsField, start: false }),
+      });
+    for (const named of [join(libraries, alice.id), join(libraries, alice.id, 'a1b2c3d4e5f6'), libraries])
+      expect((await create([named])).status, named).toBe(403);
+    expect((await create([docs])).status).toBe(201);
   } finally {
+    await server?.close();
     await database.destroy();
     rmSync(docs, { recursive: true, force: true });
   }
