@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, expect, it } from 'vitest';
 import { within } from '../support/bounds.ts';
 import { childEnv } from '../support/child-env.ts';
@@ -12,7 +13,7 @@ const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin', 'quar
 const home = mkdtempSync(join(tmpdir(), 'quarry-office-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-it('researches Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheet files, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
+it('researches Word, EPUB, OpenDocument, PowerPoint, CSV, spreadsheet, reST and man page files, citing them, while a zip bomb beside them is refused with its reason (issue 47)', {
   timeout: within(60_000),
 }, () => {
   const docs = join(home, 'docs');
@@ -53,6 +54,16 @@ it('researches Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheet files, 
   // Spreadsheets as their own writers make them (test/fixtures/sheets/make-sheets.py).
   for (const name of ['tide-gauges.xlsx', 'harbour-depths.ods'])
     copyFileSync(fileURLToPath(new URL(`../fixtures/sheets/${name}`, import.meta.url)), join(docs, name));
+  writeFileSync(
+    join(docs, 'gauges.rst'),
+    'Tide Gauges\n===========\n\nCalibrating\n-----------\n\nCalibrate the gauge against chart datum once a year.\n',
+  );
+  writeFileSync(
+    join(docs, 'tidecalc.1.gz'),
+    gzipSync(
+      '.TH TIDECALC 1\n.SH NAME\ntidecalc \\- predict the tide\n.SH OPTIONS\n.TP\n.BR \\-d ", " \\-\\-days =\\fIN\\fR\npredict N days ahead, at most 366\n',
+    ),
+  );
   writeFileSync(join(docs, 'bomb.docx'), zipBomb());
   const quarry = (args: string[]) =>
     spawnSync(process.execPath, [bin, ...args], {
@@ -63,7 +74,7 @@ it('researches Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheet files, 
 
   const indexed = quarry(['index', docs]);
   expect(indexed.status, indexed.stderr).toBe(0);
-  expect(indexed.stdout + indexed.stderr).toContain('7 added');
+  expect(indexed.stdout + indexed.stderr).toContain('9 added');
   expect(indexed.stdout + indexed.stderr).toMatch(/skipped .*bomb\.docx: .*zip bomb/);
 
   const word = quarry(['run', 'Why does high water come later each day at Brest?', '--docs', docs]);
@@ -87,6 +98,12 @@ it('researches Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheet files, 
   expect(workbook.stdout).toContain('> | harbour | depth at low water (m) | note |');
   expect(workbook.stdout).toContain('> | Granville | 1.4 | lock gate opens two hours either side of high water |');
   expect(workbook.stdout).toMatch(/Harbour depths — <.*harbour-depths\.ods>/);
+  // A man page's option, under its section; a reST section under its title.
+  const man = quarry(['run', 'How many days ahead can tidecalc predict?', '--docs', docs]);
+  expect(man.stdout).toContain('> predict N days ahead, at most 366');
+  expect(man.stdout).toMatch(/TIDECALC\(1\) — <.*tidecalc\.1\.gz>/);
+  const rst = quarry(['run', 'How often should the gauge be calibrated against chart datum?', '--docs', docs]);
+  expect(rst.stdout).toContain('> Calibrate the gauge against chart datum once a year.');
   const gauges = quarry(['run', 'When did the tide gauge at Brest open?', '--docs', docs]);
   expect(gauges.stdout).toContain('> | Brest | France | 1846-01-01 | 4.5 | TRUE | =D2*3.281 |');
   expect(gauges.stdout).toMatch(/Tide gauges — <.*tide-gauges\.xlsx>/);

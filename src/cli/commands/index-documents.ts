@@ -7,7 +7,7 @@ export function registerIndex(program: Command, runtime: CliRuntime): void {
   program
     .command('index')
     .description(
-      'index folders for research (incremental): Markdown, text, HTML, PDF, Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheets',
+      'index folders for research (incremental): Markdown, text, reST, AsciiDoc, man pages, HTML, PDF, Word, EPUB, OpenDocument, PowerPoint, CSV and spreadsheets',
     )
     .argument('<folders...>', 'folders to index')
     .action(async (folders: string[]) => {

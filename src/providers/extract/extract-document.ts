@@ -26,7 +26,7 @@ function markdownTitle(text: string): string | undefined {
 
 /** Extracts title and text from a file's bytes, by kind. Throws on malformed input. */
 export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, name: string): Promise<ExtractedDocument> {
-  const fallbackTitle = basename(name).replace(/\.[^.]+$/, '');
+  const fallbackTitle = basename(name).replace(/(\.[^.]+)?\.gz$|\.[^.]+$/i, '');
   if (kind === 'pdf') return extractPdf(bytes, fallbackTitle);
   if (kind === 'docx') return extractDocx(bytes, fallbackTitle);
   if (kind === 'epub') return extractEpub(bytes, fallbackTitle);
@@ -34,11 +34,23 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, nam
   if (kind === 'pptx') return extractPptx(bytes, fallbackTitle);
   if (kind === 'xlsx') return extractXlsx(bytes, fallbackTitle);
   if (kind === 'ods') return extractOds(bytes, fallbackTitle);
+  if (kind === 'man') {
+    const { manPageText, manToMarkdown } = await import('./extract-markup.ts');
+    const text = manPageText(bytes, name);
+    if (text.includes('\u0000')) throw new Error('binary content (NUL bytes) in a man page');
+    const { markdown, title } = manToMarkdown(normalizeText(text));
+    return { ...markdownWithoutLinkUrls(markdown), title, kind };
+  }
   if (looksBinary(bytes)) throw new Error('binary content (NUL bytes) in a text file');
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   if (kind === 'html') return extractHtml(text, { mode: 'document' });
   if (kind === 'csv') return extractTable(text, fallbackTitle, name.toLowerCase().endsWith('.tsv') ? '\t' : undefined);
   const normalized = normalizeText(text);
+  if (kind === 'rst' || kind === 'asciidoc') {
+    const { asciidocToMarkdown, rstToMarkdown } = await import('./extract-markup.ts');
+    const { markdown, title } = (kind === 'rst' ? rstToMarkdown : asciidocToMarkdown)(normalized);
+    return { ...markdownWithoutLinkUrls(markdown), title: title ?? fallbackTitle, kind };
+  }
   if (kind === 'markdown') {
     return { ...markdownWithoutLinkUrls(normalized), title: markdownTitle(normalized) ?? fallbackTitle, kind };
   }

@@ -31,13 +31,22 @@ export type DocumentKind =
   | 'pptx'
   | 'csv'
   | 'xlsx'
-  | 'ods';
+  | 'ods'
+  | 'rst'
+  | 'asciidoc'
+  | 'man';
 
 /** The kind of a file by its name, or null for files the corpus does not read. */
 export function kindFromPath(path: string): DocumentKind | null {
-  const extension = path.toLowerCase().split('.').pop() ?? '';
+  const parts = path.toLowerCase().split(/[/\\]/).pop()!.split('.');
+  const extension = parts.length > 1 ? parts.at(-1)! : '';
+  // A man page by its section (`ls.1`, `printf.3p`, `ls.1.gz`).
+  const section = extension === 'gz' && parts.length > 2 ? parts.at(-2)! : extension;
+  if (/^[1-9][a-z]{0,3}$/.test(section) && parts.length > (extension === 'gz' ? 2 : 1)) return 'man';
   if (['md', 'markdown', 'mdx'].includes(extension)) return 'markdown';
-  if (['txt', 'text', 'rst', 'adoc'].includes(extension)) return 'text';
+  if (['txt', 'text'].includes(extension)) return 'text';
+  if (extension === 'rst' || extension === 'rest') return 'rst';
+  if (extension === 'adoc' || extension === 'asciidoc' || extension === 'asc') return 'asciidoc';
   if (['html', 'htm', 'xhtml'].includes(extension)) return 'html';
   if (extension === 'pdf') return 'pdf';
   if (extension === 'docx') return 'docx';

@@ -116,7 +116,7 @@ export function Library({
             type="file"
             multiple
             disabled={!online}
-            accept=".md,.markdown,.txt,.rst,.adoc,.html,.htm,.xhtml,.pdf,.docx,.epub,.odt,.odp,.pptx,.csv,.tsv,.xlsx,.ods"
+            accept=".md,.markdown,.txt,.rst,.adoc,.asciidoc,.html,.htm,.xhtml,.pdf,.docx,.epub,.odt,.odp,.pptx,.csv,.tsv,.xlsx,.ods,.1,.2,.3,.4,.5,.6,.7,.8,.9,.gz"
             onChange={(event) => {
               const files = [...(event.target.files ?? [])];
               event.target.value = '';

@@ -12,7 +12,8 @@ import { sketchOf } from './duplicates.ts';
  *      navigation; symbols (`$@`, `-F`, `.PHONY`, `10.0.0.1`) searchable; PDFs without running
  *      headers and footers.
  *   3: spreadsheets (`.xlsx`, `.ods`); a CSV table as wide as its widest row; an office file's title
- *      read when its properties declare their namespace on the element (as openpyxl writes them).
+ *      read when its properties declare their namespace on the element (as openpyxl writes them);
+ *      reStructuredText and AsciiDoc with their headings; man pages.
  */
 export const READER_VERSION = 3;
 
