@@ -24,6 +24,10 @@ function escapeHtml(text: string): string {
 
 /** The archive's entries (only those `wanted`), refused whole when its declared sizes say bomb. */
 export function unpack(bytes: Uint8Array, wanted: (name: string) => boolean = () => true): Unzipped {
+  // A password-protected Office or OpenDocument file is no zip but an OLE compound file of encrypted
+  // parts (so is a pre-2007 .doc renamed): say so, rather than that the zip is broken.
+  if (bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0)
+    throw new Error('encrypted (password-protected) or an old binary Office file: save it without a password');
   let total = 0;
   try {
     return unzipSync(bytes, {
