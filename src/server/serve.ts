@@ -25,6 +25,8 @@ export interface StartServerOptions {
   heartbeatSeconds?: number;
   /** Where the server's lines for the operator go (and its runner's). Default: standard error. */
   log?: Log;
+  /** Keep the document folders indexed as their files change (`serve --watch`). */
+  watch?: boolean;
   /** How long slow clients are given (`CLIENT_TIMEOUTS`); tests shorten them. */
   clientTimeouts?: ClientTimeouts;
 }
@@ -135,6 +137,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const port = (server.address() as AddressInfo).port;
   // Only once the port is ours: the folders are indexed in the background and runs start.
   await indexer.ensure(roots.map((root) => root.path));
+  // A change while its folder is being indexed is indexed again after it.
+  const watch =
+    options.watch && roots.length
+      ? await (await import('../service/watch-folders.ts')).watchFolders(
+          roots.map((root) => root.path),
+          (folder) => void indexer.ready([folder]).then(() => indexer.ensure([folder])),
+        )
+      : null;
+  await watch?.ready;
   runner?.start();
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
@@ -144,6 +155,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     runner,
     async close() {
       await runner?.shutdown({ handoff: true, graceMs: 5_000 });
+      await watch?.close();
       await indexer.close();
       await printer.close();
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -240,7 +240,11 @@ describe('OpenAI Responses API', () => {
         previous_response_id: asked.id,
       });
       expect(sessionOf(answered)).toBe(sessionOf(asked));
-      await expectReportOnQuestion(answered);
+      // A report on the question (whether the fake model's generic queries find sources depends on
+      // the random folder names in its prompts, so citations are not what this test judges).
+      expect(answered.status).toBe('completed');
+      expect((await database.store.getSession(sessionOf(answered))).question).toBe(QUESTION);
+      expect(answered.output_text).toMatch(/^# .+/);
       const plan = (await database.store.listSteps(sessionOf(asked), { includePrompts: true })).find(
         (step) => step.key === 'plan',
       );

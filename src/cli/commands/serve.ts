@@ -16,6 +16,7 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
     .option('--search <provider>', 'default web search provider (repeatable)', collect)
     .option('--no-runner', 'serve the API only; workers elsewhere run the sessions')
     .option('--concurrency <n>', 'sessions run at once by the in-process runner (1-64)', '4')
+    .option('--watch', 'keep the document folders indexed as their files change')
     .action(
       async (options: {
         host?: string;
@@ -24,6 +25,7 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
         search?: string[];
         runner: boolean;
         concurrency: string;
+        watch?: boolean;
       }) => {
         const port = parseWholeNumber(options.port, '--port', 0, 65535);
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64);
@@ -41,6 +43,7 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
           concurrency,
           webRoot: join(packageRoot(), 'web', 'dist'),
           log,
+          watch: options.watch === true,
         });
         log(
           `quarry serve: listening on ${server.url} (store ${context.store.info().location}; ${server.exposure === 'loopback' ? 'loopback only: no sign-in until the first user is added' : 'tokens required'}${server.runner ? `; runner ${server.runner.workerId}` : '; no runner'})`,

@@ -38,7 +38,7 @@ export interface IndexReport {
  * Folders never indexed: dependencies and version control, and the copies documentation builders
  * keep beside their pages (Sphinx's `_sources` holds every page again as reStructuredText).
  */
-const ignoredFolders = new Set([
+export const ignoredFolders = new Set([
   'node_modules',
   '.git',
   '.hg',
