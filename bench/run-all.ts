@@ -17,7 +17,7 @@ const groups: Record<string, string[]> = {
   ],
   store: ['store-storage', 'store-listing', 'store-commit-latency', 'store-search'],
   engine: ['engine-overhead', 'engine-resume'],
-  sources: ['corpus-index', 'html-index'],
+  sources: ['corpus-index', 'html-index', 'format-index'],
   api: ['api-load', 'answer-stream', 'event-delivery', 'sse-storm'],
   workers: ['workers'],
   quality: ['research-quality'],
