@@ -267,19 +267,13 @@ export function manToMarkdown(source: string): { markdown: string; title: string
       case 'I':
       case 'SM':
       case 'SB':
-        paragraph.push(args.join(' '));
-        if (tagNext && fill) {
-          flush();
-          tagNext = false;
-        }
-        break;
       case 'BR':
       case 'RB':
       case 'IR':
       case 'RI':
       case 'BI':
       case 'IB':
-        paragraph.push(args.join(''));
+        paragraph.push(args.join(name.length === 2 && name !== 'SM' && name !== 'SB' ? '' : ' '));
         if (tagNext && fill) {
           flush();
           tagNext = false;
