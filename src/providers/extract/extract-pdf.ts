@@ -48,8 +48,16 @@ export async function extractPdf(bytes: Uint8Array, fallbackTitle: string): Prom
     const { text } = await extractText(pdf, { mergePages: false });
     const meta = await getMeta(pdf).catch(() => null);
     const info = (meta?.info ?? {}) as Record<string, unknown>;
-    const body = normalizeText(withoutRunningLines(text as string[]).join('\n\n'));
-    const firstLine = body
+    // Each page under its number, so a passage never spans two pages and is cited where a reader
+    // finds it ("Page 12"); a one-page PDF needs no such heading.
+    const pages = withoutRunningLines(text as string[]);
+    const body = normalizeText(
+      pages.length > 1
+        ? pages.map((page, index) => (page.trim() ? `## Page ${index + 1}\n\n${page}` : '')).join('\n\n')
+        : pages.join('\n\n'),
+    );
+    const firstLine = pages
+      .join('\n')
       .split('\n')
       .find((line) => line.trim().length > 0)
       ?.trim();

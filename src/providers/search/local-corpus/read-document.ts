@@ -13,7 +13,7 @@ import { sketchOf } from './duplicates.ts';
  *      headers and footers.
  *   3: spreadsheets (`.xlsx`, `.ods`); a CSV table as wide as its widest row; an office file's title
  *      read when its properties declare their namespace on the element (as openpyxl writes them);
- *      reStructuredText and AsciiDoc with their headings; man pages.
+ *      reStructuredText and AsciiDoc with their headings; man pages; a PDF's pages under their numbers.
  */
 export const READER_VERSION = 3;
 
