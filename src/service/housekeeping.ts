@@ -1,7 +1,7 @@
 import { createLanguageModel } from '../providers/llm/create-language-model.ts';
 import { defaultTitle } from '../research/research-workflow.ts';
 import { queryTerms } from '../shared/terms.ts';
-import { modelTelemetry } from '../shared/tracing.ts';
+import { inModelCall, modelTelemetry } from '../shared/tracing.ts';
 import type { ChatTurn } from './chat-conversation.ts';
 import type { ServiceContext } from './service-context.ts';
 
@@ -70,17 +70,19 @@ export async function answerChore(
   if (spec) {
     const model = createLanguageModel(spec, context.config);
     const { generateText } = await import('ai');
-    const result = await generateText({
-      model: await model.load(),
-      prompt: chore.prompt,
-      abortSignal: signal,
-      maxRetries: 1,
-      experimental_telemetry: modelTelemetry('quarry.housekeeping'),
+    return inModelCall(model.id, async () => {
+      const result = await generateText({
+        model: await model.load(),
+        prompt: chore.prompt,
+        abortSignal: signal,
+        maxRetries: 1,
+        experimental_telemetry: modelTelemetry('quarry.housekeeping'),
+      });
+      return {
+        text: result.text.trim(),
+        usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
+      };
     });
-    return {
-      text: result.text.trim(),
-      usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
-    };
   }
   return { text: await offlineAnswer(context, chore), usage: { inputTokens: 0, outputTokens: 0 } };
 }

@@ -86,4 +86,32 @@ export function modelTelemetry(functionId: string) {
   return { isEnabled: enabled, functionId, recordInputs: content, recordOutputs: content };
 }
 
+/**
+ * A model call as the OpenTelemetry GenAI conventions name it: a client span `chat <model>` with
+ * `gen_ai.operation.name`, `gen_ai.provider.name` (the provider of `provider:model`),
+ * `gen_ai.request.model` and, when it ends, the tokens it used. The AI SDK's own spans (with the
+ * prompt only when the operator opts in) nest under it.
+ */
+export function inModelCall<T extends { usage?: { inputTokens?: number; outputTokens?: number } }>(
+  modelId: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const colon = modelId.indexOf(':');
+  const provider = colon > 0 ? modelId.slice(0, colon) : modelId;
+  const model = colon > 0 ? modelId.slice(colon + 1) : modelId;
+  return inSpan(
+    `chat ${model}`,
+    { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': provider, 'gen_ai.request.model': model },
+    async (span) => {
+      const result = await work();
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': result.usage?.inputTokens ?? 0,
+        'gen_ai.usage.output_tokens': result.usage?.outputTokens ?? 0,
+      });
+      return result;
+    },
+    { kind: SpanKind.CLIENT },
+  );
+}
+
 export { SpanKind };

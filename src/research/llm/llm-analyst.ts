@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConfiguredModel } from '../../providers/llm/create-language-model.ts';
-import { modelTelemetry } from '../../shared/tracing.ts';
+import { inModelCall, modelTelemetry } from '../../shared/tracing.ts';
 import type { Analyst, AnalystCall, ClaimJudgment } from '../analyst.ts';
 import { MAX_CLARIFYING_QUESTIONS } from '../clarify.ts';
 import { type ResearchSettings, reportWords } from '../research-settings.ts';
@@ -322,17 +322,19 @@ export class LlmAnalyst implements Analyst {
     onDelta?: (text: string) => void,
   ) {
     const { streamText } = await import('ai');
-    const result = streamText(await callOptions(model, system, prompt, signal));
-    let text = '';
-    // The full stream, not the text stream: that one leaves errors out, and a failed call would read as empty text.
-    for await (const part of result.fullStream) {
-      if (part.type === 'error') throw asModelError(part.error, model.id);
-      if (part.type === 'abort') throw signal.reason ?? new Error('the model call was aborted');
-      if (part.type !== 'text-delta') continue;
-      text += part.text;
-      onDelta?.(part.text);
-    }
-    return { output: text.trim(), usage: usageOf(model, await result.usage) };
+    return inModelCall(model.id, async () => {
+      const result = streamText(await callOptions(model, system, prompt, signal));
+      let text = '';
+      // The full stream, not the text stream: that one leaves errors out, and a failed call would read as empty text.
+      for await (const part of result.fullStream) {
+        if (part.type === 'error') throw asModelError(part.error, model.id);
+        if (part.type === 'abort') throw signal.reason ?? new Error('the model call was aborted');
+        if (part.type !== 'text-delta') continue;
+        text += part.text;
+        onDelta?.(part.text);
+      }
+      return { output: text.trim(), usage: usageOf(model, await result.usage) };
+    });
   }
 
   private text<T>(model: ConfiguredModel, system: string, prompt: string, read: (text: string) => T): AnalystCall<T> {
@@ -342,10 +344,14 @@ export class LlmAnalyst implements Analyst {
       prompt,
       run: async (signal) => {
         const { generateText } = await import('ai');
-        const result = await generateText(await callOptions(model, system, prompt, signal)).catch((error: unknown) => {
-          throw asModelError(error, model.id);
+        return inModelCall(model.id, async () => {
+          const result = await generateText(await callOptions(model, system, prompt, signal)).catch(
+            (error: unknown) => {
+              throw asModelError(error, model.id);
+            },
+          );
+          return { output: read(result.text), usage: usageOf(model, result.usage) };
         });
-        return { output: read(result.text), usage: usageOf(model, result.usage) };
       },
     };
   }
@@ -364,7 +370,9 @@ export class LlmAnalyst implements Analyst {
       system,
       prompt: sent,
       run: async (signal) => {
-        const { output, usage } = await structuredCall({ model, system, prompt: sent, schema, name, signal });
+        const { output, usage } = await inModelCall(model.id, () =>
+          structuredCall({ model, system, prompt: sent, schema, name, signal }),
+        );
         return { output: read(output), usage };
       },
     };
