@@ -12,6 +12,7 @@ import { showSession } from '../service/session-queries.ts';
 import { askSession, startResearch } from '../service/start-research.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { isRunEnd } from '../shared/events.ts';
+import { reportDelivered } from './delivery-lag.ts';
 import { answerAsTheSpecSays, resourceNotFound } from './mcp-protocol.ts';
 import { sessionTaskStore, TASK_POLL_MS } from './mcp-tasks.ts';
 import { progressNote } from './responses-wire.ts';
@@ -131,7 +132,10 @@ async function sendProgress(
     if (isRunEnd(event))
       await log(`Session ${sessionId}: run ended (${event.type === 'run-end' ? event.data.status : 'failed'})`);
     const note = event.type === 'report-delta' ? (event.data.message ? event.data.text : null) : progressNote(event);
-    if (note?.trim()) await notify({ progress: ++progress, message: note.trim() });
+    if (note?.trim()) {
+      await notify({ progress: ++progress, message: note.trim() });
+      reportDelivered(event.createdAt);
+    }
     if (isRunEnd(event)) return;
   }
 }

@@ -5,6 +5,7 @@ import { type AnswerEnd, followAnswer, type RunUsage } from '../service/answer-s
 import { type ChatTurn, openChatTurn } from '../service/chat-conversation.ts';
 import { answerChore, recognizeChore } from '../service/housekeeping.ts';
 import { QuarryError } from '../shared/errors.ts';
+import { reportDelivered } from './delivery-lag.ts';
 import { chatDefaults, checkModel, MODEL, refuseUnsupported, textOfParts } from './openai-options.ts';
 import { progressNote } from './responses-wire.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
@@ -222,8 +223,10 @@ export function openAiRoutes(_dependencies: ServerDependencies) {
           if (part.type === 'progress') {
             const line = progressNote(part.event);
             if (line) await chunk({ reasoning_content: line });
+            reportDelivered(part.event.createdAt);
           } else if (part.type === 'text') {
             await chunk({ content: part.text });
+            reportDelivered(part.createdAt);
           } else if (part.end.outcome === 'answered') {
             await chunk({}, 'stop');
             if (includeUsage)

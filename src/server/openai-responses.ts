@@ -16,6 +16,7 @@ import {
 import type { ServiceContext } from '../service/service-context.ts';
 import { stopSession } from '../service/session-control.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
+import { reportDelivered } from './delivery-lag.ts';
 import { checkModel, refuseUnsupported, responsesDefaults, textOfParts } from './openai-options.ts';
 import { ResponseEventWriter, responseObject } from './responses-wire.ts';
 import { liveStream } from './routes/live-routes.ts';
@@ -205,6 +206,7 @@ function streamResponse(
         return;
       }
       await send(writer.next(event));
+      reportDelivered(event.createdAt);
     }
   });
 }

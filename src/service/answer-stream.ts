@@ -23,7 +23,8 @@ export type AnswerEnd =
 
 export type AnswerPart =
   | { type: 'progress'; event: StoredEvent }
-  | { type: 'text'; text: string }
+  /** Answer text, and when the event that carried it was committed. */
+  | { type: 'text'; text: string; createdAt: number }
   | { type: 'end'; end: AnswerEnd; usage: RunUsage };
 
 /** The run's token usage from its journal's model steps. */
@@ -92,7 +93,7 @@ export async function* followAnswer(
         diverged = true;
         continue;
       }
-      yield { type: 'text', text: text.slice(sent.length) };
+      yield { type: 'text', text: text.slice(sent.length), createdAt: event.createdAt };
       sent = text;
       continue;
     }
@@ -118,7 +119,7 @@ export async function* followAnswer(
       return;
     }
     if (end.outcome === 'answered' && end.text.length > sent.length)
-      yield { type: 'text', text: end.text.slice(sent.length) };
+      yield { type: 'text', text: end.text.slice(sent.length), createdAt: event.createdAt };
     yield { type: 'end', end, usage };
     return;
   }

@@ -110,6 +110,26 @@ describe('operating a server: /metrics and /readyz (issue 36)', () => {
     expect(text).toMatch(/^quarry_event_delivery_lag_seconds_bucket\{le="0\.25"\} \d+$/m);
   });
 
+  it('counts how late events reach a streamed chat answer too, not only the event streams (issue 45)', async () => {
+    const url = server!.url;
+    const count = async () =>
+      sample(await (await fetch(`${url}/metrics`)).text(), 'quarry_event_delivery_lag_seconds_count') ?? 0;
+    const before = await count();
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'quarry',
+        stream: true,
+        messages: [{ role: 'user', content: 'How does tidal power generate electricity?' }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('data: [DONE]');
+    expect(await count()).toBeGreaterThan(before);
+  });
+
   it('is ready while the store answers and the runner claims; not ready once either stops', async () => {
     const url = server!.url;
     const ready = await fetch(`${url}/readyz`);

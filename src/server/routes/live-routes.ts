@@ -4,7 +4,7 @@ import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { followEvents, followSessionChanges } from '../../service/follow-events.ts';
 import { isQuarryError, toErrorInfo } from '../../shared/errors.ts';
 import { toWireEvent } from '../../shared/events.ts';
-import { reportOperation } from '../../shared/operations.ts';
+import { reportDelivered } from '../delivery-lag.ts';
 import type { AppEnv, ServerDependencies } from '../server-env.ts';
 import { throwValidationError } from '../validation-hook.ts';
 import { errorResponses, eventsQuery, idParams, liveQuery } from '../wire.ts';
@@ -84,15 +84,6 @@ export function liveStream(
   });
 }
 
-/**
- * Reports how long an event took from its commit to this stream (the store's clock against this
- * process's; a replayed old event says nothing about lag and is not counted).
- */
-function delivered(createdAt: number): void {
-  const lagMs = Date.now() - createdAt;
-  if (lagMs >= 0 && lagMs < 60_000) reportOperation({ type: 'event-delivered', lagMs });
-}
-
 /** The live routes under `/api/sessions`: a session's events, and the feed of the user's sessions. */
 export function liveRoutes(dependencies: ServerDependencies) {
   return new OpenAPIHono<AppEnv>({ defaultHook: throwValidationError })
@@ -119,7 +110,7 @@ export function liveRoutes(dependencies: ServerDependencies) {
             await context.store.getSession(sessionId);
             for await (const event of followEvents(context.store, sessionId, { after, signal })) {
               await send({ event: 'session-event', data: { sessionId, event: toWireEvent(event) } });
-              delivered(event.createdAt);
+              reportDelivered(event.createdAt);
             }
           } catch (error) {
             if (signal.aborted) return;
@@ -158,7 +149,7 @@ export function liveRoutes(dependencies: ServerDependencies) {
             event: event.type,
             data: JSON.stringify(toWireEvent(event)),
           });
-          delivered(event.createdAt);
+          reportDelivered(event.createdAt);
         }
       });
     });
