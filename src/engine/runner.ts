@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.ts';
 import { raceAbort } from '../shared/concurrency.ts';
 import { reportOperation } from '../shared/operations.ts';
 import { thisProcess } from '../shared/process-identity.ts';
-import { inSpan } from '../shared/tracing.ts';
+import { recordSpan } from '../shared/tracing.ts';
 import type { Lease, SessionStatus, Store } from '../store/store.ts';
 import { Activation, type ActivationResult } from './activation.ts';
 import { claimOrTakeOver } from './lease.ts';
@@ -241,23 +241,24 @@ export class Runner {
 
   private async fill(): Promise<void> {
     while (this.looping && this.active.size < this.concurrency) {
-      const lease = await inSpan('quarry.lease.claim', { 'quarry.worker.id': this.workerId }, async (span) => {
-        const claimed = await this.store.claimNext({
-          workerId: this.workerId,
-          ttlMs: this.ttlMs,
-          maxClaims: this.maxClaims,
-          ...thisProcess,
+      // A claim is traced when it claims (or fails): the idle polls between are not a trace each.
+      const start = new Date();
+      const claimed = await this.store
+        .claimNext({ workerId: this.workerId, ttlMs: this.ttlMs, maxClaims: this.maxClaims, ...thisProcess })
+        .catch((error: unknown) => {
+          recordSpan('quarry.lease.claim', start, { 'quarry.worker.id': this.workerId }, error);
+          throw error;
         });
-        span.setAttribute('quarry.session.id', claimed?.sessionId ?? '');
-        if (claimed) {
-          span.setAttributes({
-            'quarry.lease.epoch': claimed.epoch,
-            'quarry.lease.takeover': claimed.tookOver === true,
-          });
-          reportOperation({ type: 'lease-claim', takeover: claimed.tookOver === true });
-        }
-        return claimed;
-      });
+      if (claimed) {
+        recordSpan('quarry.lease.claim', start, {
+          'quarry.worker.id': this.workerId,
+          'quarry.session.id': claimed.sessionId,
+          'quarry.lease.epoch': claimed.epoch,
+          'quarry.lease.takeover': claimed.tookOver === true,
+        });
+        reportOperation({ type: 'lease-claim', takeover: claimed.tookOver === true });
+      }
+      const lease = claimed;
       if (!lease) return;
       const started = Date.now();
       if (!this.looping) {

@@ -59,6 +59,19 @@ export async function inSpan<T>(
   );
 }
 
+/**
+ * A span for work that already happened, from `start` to now, recorded only when it is worth a
+ * trace: a claim that found a session (an idle poll every few seconds would be a root trace each).
+ */
+export function recordSpan(name: string, start: Date, attributes: Attributes, error?: unknown): void {
+  const span = tracer().startSpan(name, { attributes, startTime: start, kind: SpanKind.INTERNAL });
+  if (error !== undefined) {
+    span.recordException(error as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
+  }
+  span.end();
+}
+
 /** The active span's W3C `traceparent`, to store beside work another process will run; null when tracing is off. */
 export function currentTraceContext(): string | null {
   const carrier: Record<string, string> = {};

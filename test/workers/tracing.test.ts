@@ -155,5 +155,8 @@ describe('OpenTelemetry traces from the built CLI', () => {
     expect(traces.spans.some((span) => span.name === 'quarry.lease.claim' && span.service === 'quarry-worker')).toBe(
       true,
     );
+    // Only claims that claimed are traced: the idle polls between are no root trace each (issue 45).
+    for (const claim of traces.spans.filter((span) => span.name === 'quarry.lease.claim'))
+      expect(attribute(claim, 'quarry.session.id')).toBeTruthy();
   });
 });
