@@ -159,4 +159,59 @@ describe('OpenTelemetry traces from the built CLI', () => {
     for (const claim of traces.spans.filter((span) => span.name === 'quarry.lease.claim'))
       expect(attribute(claim, 'quarry.session.id')).toBeTruthy();
   });
+  it('keeps one trace across a CLI run killed mid-run and resumed in another process (issue 45)', {
+    timeout: within(120_000),
+  }, async () => {
+    const held = await new FakeOpenAiServer(schemaFakeModel()).start();
+    try {
+      const env = {
+        ...childEnv(),
+        QUARRY_HOME: join(home, 'killed'),
+        QUARRY_MODEL: 'openai-compatible:fake',
+        QUARRY_LLM_BASE_URL: held.baseUrl,
+        QUARRY_LLM_API_KEY: 'k',
+        OTEL_EXPORTER_OTLP_ENDPOINT: traces.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_SERVICE_NAME: 'quarry-cli',
+      };
+      // Killed while it waits for its fourth model call, however fast or slow the machine.
+      held.holdAfter(3);
+      const run = spawn(
+        process.execPath,
+        [bin, '--json', 'run', 'How does tidal power generate electricity?', '--docs', docs, '--iterations', '1'],
+        { env, stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      children.push(run);
+      let stdout = '';
+      run.stdout!.on('data', (chunk) => (stdout += chunk));
+      const exited = new Promise((resolve) => run.on('exit', resolve));
+      await held.waitUntilHeld();
+      // The steps done so far reach the collector before the kill (spans are sent every 100 ms).
+      await eventually(
+        () => traces.spans.some((span) => span.name === 'quarry.step' && span.service === 'quarry-cli'),
+        30_000,
+      );
+      run.kill('SIGKILL');
+      await exited;
+      held.release();
+      const sessionId = (JSON.parse(stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+      // Spawned, not spawnSync: the fake model answers from this process, which must not be blocked.
+      const resume = spawn(process.execPath, [bin, 'resume', sessionId], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      children.push(resume);
+      let stderr = '';
+      resume.stderr!.on('data', (chunk) => (stderr += chunk));
+      expect(await new Promise((resolve) => resume.on('exit', resolve)), stderr).toBe(0);
+      const runs = () =>
+        traces.spans.filter((span) => span.name === 'quarry.run' && attribute(span, 'quarry.session.id') === sessionId);
+      // The killed activation's run span never ended; its steps did, and the resumed run's did.
+      await eventually(() => runs().length >= 1, 30_000);
+      const steps = traces.spans.filter(
+        (span) => span.name === 'quarry.step' && span.service === 'quarry-cli' && span.traceId !== undefined,
+      );
+      const traceIds = new Set([...runs(), ...steps].map((span) => span.traceId));
+      expect(traceIds.size, JSON.stringify([...traceIds])).toBe(1);
+    } finally {
+      await held.stop();
+    }
+  });
 });

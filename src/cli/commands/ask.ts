@@ -15,7 +15,11 @@ export function registerAsk(program: Command, runtime: CliRuntime, setExitCode: 
     .action(async (id: string, text: string, options: { detach?: boolean }) => {
       const context = await runtime.openRunner();
       const sessionId = await resolveSessionId(context, id);
-      const result = await askSession(context, { sessionId, text });
+      // A follow-up's run remembers this command's trace (when tracing is on), as `quarry run`'s does.
+      const { inSpan } = await import('../../shared/tracing.ts');
+      const result = await inSpan('quarry ask', { 'quarry.cli.command': 'ask' }, () =>
+        askSession(context, { sessionId, text }),
+      );
       if (result.kind === 'answer' && !result.accepted) {
         if (runtime.json) printJson({ type: 'answer', sessionId, accepted: false });
         else printLine(`An answer to "${result.requestKey}" was already recorded; this one was not applied.`);

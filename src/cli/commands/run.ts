@@ -56,52 +56,68 @@ export function registerRun(program: Command, runtime: CliRuntime, setExitCode: 
         console.error(
           'quarry: --clarify asks with a model; without one (--model, QUARRY_MODEL) the question is researched as asked.',
         );
-      const progress = indexProgress(runtime);
-      const { session, index, created } = await startResearch(
-        context,
-        {
-          question,
-          settings,
-          docs: options.docs,
-          search: options.search,
-          externalId: options.externalId,
-          // Run here: created parked, so a worker sharing the store cannot take it before this
-          // process claims it. Detached: queued for the workers.
-          start: options.detach === true,
-        },
-        { onProgress: progress.update },
+      // The command is a span when tracing is on: the run stores its trace, so a resume in another
+      // process (after a kill, on a worker) continues this trace rather than starting one (issue 45).
+      const { inSpan } = await import('../../shared/tracing.ts');
+      await inSpan('quarry run', { 'quarry.cli.command': 'run' }, () =>
+        runCommand(runtime, context, question, options, settings, setExitCode),
       );
-      progress.done();
-      if (index && !runtime.json) {
-        console.error(
-          `Indexed ${index.folders.join(', ')}: ${index.added} added, ${index.updated} updated, ${index.unchanged} unchanged, ${index.removed} removed${index.skipped.length ? `, ${index.skipped.length} skipped` : ''}.`,
-        );
-      }
-      if (!created && !runtime.json)
-        console.error(`Session ${shortId(session.id)} already has external id ${options.externalId}.`);
-      // Running it again carries on where it stopped: an interrupted or failed session is resumed
-      // (here, or queued with --detach), as `quarry resume` would.
-      if (!created && (session.status === 'interrupted' || session.status === 'failed')) {
-        if (!runtime.json) console.error(`It was ${session.status}: resuming it.`);
-        if (options.detach) {
-          const queued = await queueResume(context, { sessionId: session.id });
-          if (runtime.json) printJson({ type: 'session', sessionId: queued.id, status: queued.status, created });
-          else printLine(`Queued session ${queued.id} to resume; watch it with: quarry show ${shortId(queued.id)}`);
-          return;
-        }
-        setExitCode(await runInForeground(runtime, session.id, await planResume(context, { sessionId: session.id })));
-        return;
-      }
-      if (!created && session.status === 'waiting') setExitCode(exitCodes.waiting);
-      if (options.detach || !created) {
-        if (runtime.json) printJson({ type: 'session', sessionId: session.id, status: session.status, created });
-        else if (created)
-          printLine(
-            `Queued session ${session.id}. A worker (quarry worker, or quarry serve) will run it; watch it with: quarry show ${shortId(session.id)}`,
-          );
-        else printLine(`Session ${session.id} (${session.status}). See it with: quarry show ${shortId(session.id)}`);
-        return;
-      }
-      setExitCode(await runInForeground(runtime, session.id));
     });
+}
+
+async function runCommand(
+  runtime: CliRuntime,
+  context: Awaited<ReturnType<CliRuntime['openRunner']>>,
+  question: string,
+  options: RunOptions,
+  settings: Record<string, unknown>,
+  setExitCode: (code: number) => void,
+): Promise<void> {
+  const progress = indexProgress(runtime);
+  const { session, index, created } = await startResearch(
+    context,
+    {
+      question,
+      settings,
+      docs: options.docs,
+      search: options.search,
+      externalId: options.externalId,
+      // Run here: created parked, so a worker sharing the store cannot take it before this
+      // process claims it. Detached: queued for the workers.
+      start: options.detach === true,
+    },
+    { onProgress: progress.update },
+  );
+  progress.done();
+  if (index && !runtime.json) {
+    console.error(
+      `Indexed ${index.folders.join(', ')}: ${index.added} added, ${index.updated} updated, ${index.unchanged} unchanged, ${index.removed} removed${index.skipped.length ? `, ${index.skipped.length} skipped` : ''}.`,
+    );
+  }
+  if (!created && !runtime.json)
+    console.error(`Session ${shortId(session.id)} already has external id ${options.externalId}.`);
+  // Running it again carries on where it stopped: an interrupted or failed session is resumed
+  // (here, or queued with --detach), as `quarry resume` would.
+  if (!created && (session.status === 'interrupted' || session.status === 'failed')) {
+    if (!runtime.json) console.error(`It was ${session.status}: resuming it.`);
+    if (options.detach) {
+      const queued = await queueResume(context, { sessionId: session.id });
+      if (runtime.json) printJson({ type: 'session', sessionId: queued.id, status: queued.status, created });
+      else printLine(`Queued session ${queued.id} to resume; watch it with: quarry show ${shortId(queued.id)}`);
+      return;
+    }
+    setExitCode(await runInForeground(runtime, session.id, await planResume(context, { sessionId: session.id })));
+    return;
+  }
+  if (!created && session.status === 'waiting') setExitCode(exitCodes.waiting);
+  if (options.detach || !created) {
+    if (runtime.json) printJson({ type: 'session', sessionId: session.id, status: session.status, created });
+    else if (created)
+      printLine(
+        `Queued session ${session.id}. A worker (quarry worker, or quarry serve) will run it; watch it with: quarry show ${shortId(session.id)}`,
+      );
+    else printLine(`Session ${session.id} (${session.status}). See it with: quarry show ${shortId(session.id)}`);
+    return;
+  }
+  setExitCode(await runInForeground(runtime, session.id));
 }
