@@ -125,9 +125,11 @@ function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** Bytes of the documents kept in a folder: files on their way in (the hidden `.incoming`) are not kept yet. */
 async function folderBytes(folder: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+    if (entry.name.startsWith('.')) continue;
     const path = join(folder, entry.name);
     if (entry.isDirectory()) total += await folderBytes(path);
     else if (entry.isFile()) total += (await stat(path)).size;
