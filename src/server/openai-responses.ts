@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { eventsWithin } from '../service/answer-stream.ts';
 import type { ChatTurn } from '../service/chat-conversation.ts';
+import { answerChore, recognizeChore } from '../service/housekeeping.ts';
 import { OutageWatch, outageStopReason } from '../service/outage-watch.ts';
 import {
   cancelResponse,
@@ -18,7 +19,7 @@ import { stopSession } from '../service/session-control.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { reportDelivered } from './delivery-lag.ts';
 import { checkModel, refuseUnsupported, responsesDefaults, textOfParts } from './openai-options.ts';
-import { ResponseEventWriter, responseObject } from './responses-wire.ts';
+import { choreResponseObject, ResponseEventWriter, responseObject } from './responses-wire.ts';
 import { liveStream } from './routes/live-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
@@ -239,8 +240,24 @@ export function responsesRoutes(dependencies: ServerDependencies) {
       refuseUnsupported(body, Object.keys(responseCreateBody.shape), responsesDefaults);
       checkModel(body.model);
       const context = c.get('context');
+      const input = turnsOf(body.input);
+      // A client's own task (a title, tags, follow-ups) asked without a previous response gets a short
+      // answer, as the chat endpoint gives it, and starts no research; streamed ones still research.
+      const chore = body.stream || body.previous_response_id ? null : recognizeChore(input);
+      if (chore) {
+        const { text, usage } = await answerChore(context, chore, c.req.raw.signal);
+        return c.json(
+          choreResponseObject({
+            text,
+            usage,
+            instructions: body.instructions ?? null,
+            metadata: body.metadata ?? {},
+          }),
+          200,
+        );
+      }
       const handle = await createResponse(context, {
-        input: turnsOf(body.input),
+        input,
         temperature: body.temperature ?? undefined,
         instructions: body.instructions ?? undefined,
         previousResponseId: body.previous_response_id ?? undefined,

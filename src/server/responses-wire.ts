@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type ResponseState, responseId } from '../service/responses.ts';
 import type { StoredEvent } from '../shared/events.ts';
 import { StreamedText } from '../shared/streamed-text.ts';
@@ -311,4 +312,57 @@ export class ResponseEventWriter {
     out.push(this.emit(type, { response }));
     return out;
   }
+}
+
+/**
+ * The answer to a client's housekeeping task (a title, tags, follow-up suggestions) as a response
+ * that is not stored (`store: false`): it started no research, so there is no session to read it
+ * from again, as with OpenAI's unstored responses.
+ */
+export function choreResponseObject(input: {
+  text: string;
+  usage: { inputTokens: number; outputTokens: number };
+  instructions: string | null;
+  metadata: Record<string, string>;
+}) {
+  const created = Math.floor(Date.now() / 1000);
+  const id = randomUUID().replace(/-/g, '');
+  return {
+    id: `resp_chore_${id}`,
+    object: 'response' as const,
+    created_at: created,
+    completed_at: created,
+    status: 'completed' as const,
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: input.instructions,
+    metadata: input.metadata,
+    model: RESPONSES_MODEL,
+    output: [
+      {
+        id: `msg_chore_${id}`,
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: input.text, annotations: [], logprobs: [] }],
+      },
+    ],
+    output_text: input.text,
+    parallel_tool_calls: false,
+    previous_response_id: null,
+    store: false,
+    temperature: null,
+    text: { format: { type: 'text' } },
+    tool_choice: 'none',
+    tools: [],
+    top_p: null,
+    usage: {
+      input_tokens: input.usage.inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: input.usage.outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: input.usage.inputTokens + input.usage.outputTokens,
+    },
+  };
 }

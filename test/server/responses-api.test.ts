@@ -224,6 +224,20 @@ describe('OpenAI Responses API', () => {
     await expect(openai.responses.retrieve(`resp_999999_0_${sessionOf(first)}`)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('answers a client’s housekeeping task (a chat title) without starting a research, unstored (issue 45)', async () => {
+    const openai = client(tokens.alice);
+    const before = (await database.store.listSessions({ limit: 500 })).sessions.length;
+    const titled = await openai.responses.create({
+      model: 'quarry',
+      input: `### Task:\nGenerate a concise, 3-5 word title for the chat history.\n<chat_history>\nUSER: ${QUESTION}\n</chat_history>`,
+    });
+    expect(titled.status).toBe('completed');
+    expect((titled as unknown as { store: boolean }).store).toBe(false);
+    expect(titled.output_text.length).toBeGreaterThan(0);
+    expect((await database.store.listSessions({ limit: 500 })).sessions.length).toBe(before);
+    await expect(openai.responses.retrieve(titled.id)).rejects.toMatchObject({ status: 404 });
+  });
+
   it('asks clarifying questions first on a server that says so; the next turn answers them', {
     timeout: within(90_000),
   }, async () => {
