@@ -11,6 +11,7 @@ import { serveMetrics } from '../../src/server/metrics-listener.ts';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { eventually, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
+import { childEnv } from '../support/child-env.ts';
 import { readSse } from '../support/sse.ts';
 import { testConfig } from '../support/test-config.ts';
 
@@ -242,7 +243,7 @@ describe('quarry worker --metrics-port (issue 36)', () => {
     const home = mkdtempSync(join(tmpdir(), 'quarry-worker-metrics-'));
     const bin = fileURLToPath(new URL('../../bin/quarry', import.meta.url));
     const worker = spawn(process.execPath, [bin, 'worker', '--concurrency', '3', '--metrics-port', '0'], {
-      env: { ...process.env, HOME: home, QUARRY_HOME: home, QUARRY_METRICS_TOKEN: 'worker-metrics-0123456789' },
+      env: childEnv({ HOME: home, QUARRY_HOME: home, QUARRY_METRICS_TOKEN: 'worker-metrics-0123456789' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
