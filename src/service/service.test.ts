@@ -10,7 +10,7 @@ import { backgroundIndexer, documentRoots } from './document-folders.ts';
 import { localServiceContext } from './local-context.ts';
 import { checkQuestion, requestSources, researchSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
-import { planResume, stopSession } from './session-control.ts';
+import { forkSession, planResume, stopSession } from './session-control.ts';
 import { collectGarbage, parseDuration, renameSession, resolveSessionId } from './session-queries.ts';
 import { updateSession } from './session-settings.ts';
 import { askSession, startResearch } from './start-research.ts';
@@ -114,5 +114,24 @@ describe('service layer', () => {
     await collectGarbage(local, { olderThan: '0s' });
     await expect(local.store.getSession(done.session.id)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
     expect((await local.store.getSession(parked.session.id)).status).toBe('interrupted');
+  });
+  it('refuses to ask, resume or fork a LangGraph thread, with what to do instead, changing nothing (issue 45)', async () => {
+    const thread = await database.store.createSession({
+      ownerId: local.store.ownerId,
+      title: 'LangGraph thread t-1',
+      question: 'LangGraph thread t-1',
+      workflow: { name: 'langgraph', version: 1 },
+      status: 'interrupted',
+    });
+    for (const attempt of [
+      () => askSession(local, { sessionId: thread.id, text: 'And then?' }),
+      () => planResume(local, { sessionId: thread.id }),
+      () => forkSession(local, { sessionId: thread.id }),
+    ])
+      await expect(attempt()).rejects.toThrow(/is a LangGraph thread: its graph runs it/);
+    const after = await database.store.getSession(thread.id);
+    expect(after.status).toBe('interrupted');
+    expect(after.currentRunId).toBe(thread.currentRunId);
+    expect((await database.store.listSessions({ limit: 10 })).sessions).toHaveLength(1);
   });
 });

@@ -11,7 +11,22 @@ import type { ServiceContext } from './service-context.ts';
 import { runAdmission, sessionAdmission } from './user-limits.ts';
 
 /** Refuses a session whose workflow version this Quarry cannot replay, offering a fork. */
+/**
+ * A LangGraph thread (kept by `quarry/langgraph`'s saver) is run by its graph, never by Quarry: a
+ * follow-up, a resume or a fork would start a run no workflow here can run, and leave the thread
+ * marked failed. Refused with what to do instead, changing nothing.
+ */
+export function refuseGraphThread(session: Session, action: string): void {
+  if (session.workflow.name !== 'langgraph') return;
+  throw new QuarryError(
+    'INVALID_INPUT',
+    `Session ${session.id.slice(0, 8)} is a LangGraph thread: its graph runs it (invoke the graph with its thread_id). Quarry cannot ${action} it; quarry show and export read it.`,
+    { details: { sessionId: session.id, field: 'sessionId' } },
+  );
+}
+
 export function checkWorkflowVersion(context: ServiceContext, session: Session): void {
+  refuseGraphThread(session, 'resume');
   const workflow = context.workflows.get(session.workflow.name);
   if (workflow.version === session.workflow.version) return;
   throw new QuarryError(
@@ -218,6 +233,7 @@ export async function forkSession(
   },
 ): Promise<Session> {
   const source = await context.store.getSession(request.sessionId);
+  refuseGraphThread(source, 'fork');
   // Everything the run needs is checked before the fork exists, so a refusal leaves nothing behind.
   if (request.run) checkModels(context, parseResearchSettings(source.settings));
   let beforeStep: string | undefined;

@@ -8,7 +8,7 @@ import type { Message, Run, Session } from '../store/store.ts';
 import { checkModels } from './preflight.ts';
 import { boundedSettings, checkQuestion, requestSources, researchSettings } from './research-request.ts';
 import type { ServiceContext } from './service-context.ts';
-import { answerInput, pendingInput } from './session-control.ts';
+import { answerInput, pendingInput, refuseGraphThread } from './session-control.ts';
 import { admissionFor, runAdmission } from './user-limits.ts';
 
 export interface StartResearchRequest {
@@ -129,6 +129,7 @@ export async function askSession(
   request: { sessionId: string; text: string; client?: RunClient },
 ): Promise<AskResult> {
   const session = await context.store.getSession(request.sessionId);
+  refuseGraphThread(session, 'ask');
   const pending = await pendingInput(context, session);
   if (session.status === 'waiting' || pending !== null) {
     const answered = await answerInput(context, { sessionId: session.id, value: (request.text ?? '').trim() });
