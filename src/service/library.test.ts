@@ -39,4 +39,14 @@ describe('a library’s size limit (issue 47)', () => {
     );
     expect((await listLibrary(services, 'alice')).map((document) => document.name)).toEqual(['first.md']);
   });
+  it('says so when QUARRY_LIBRARY names a file, and keeps nothing', async () => {
+    const file = join(library, 'not-a-folder');
+    writeFileSync(file, 'x');
+    await expect(incomingFolder({ library: file }, 'alice')).rejects.toThrow(
+      /QUARRY_LIBRARY: .*not-a-folder cannot hold the library \(ENOTDIR\)/,
+    );
+    expect(
+      await listLibrary({ corpus: database.store, config: testConfig({ QUARRY_LIBRARY: file }) }, 'alice'),
+    ).toEqual([]);
+  });
 });

@@ -52,7 +52,15 @@ export function libraryFolder(config: Pick<QuarryConfig, 'library'>, ownerId: st
 /** Where a request's received files wait: a hidden folder, which the indexer never walks. */
 export async function incomingFolder(config: Pick<QuarryConfig, 'library'>, ownerId: string): Promise<string> {
   const folder = join(libraryFolder(config, ownerId), '.incoming', randomBytes(8).toString('hex'));
-  await mkdir(folder, { recursive: true });
+  try {
+    await mkdir(folder, { recursive: true });
+  } catch (error) {
+    // A library setting that names a file, or a folder this process may not write: said as such.
+    throw invalidInput(
+      'QUARRY_LIBRARY',
+      `${config.library} cannot hold the library (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): set QUARRY_LIBRARY to a folder this process can write`,
+    );
+  }
   return folder;
 }
 
