@@ -9,7 +9,14 @@ import { LIBRARY_FILE_BYTES } from '../service/library.ts';
 import { EXPORT_CONTENT_SECURITY_POLICY } from '../service/session-export.ts';
 import { sharedReport } from '../service/share-links.ts';
 import { isQuarryError, QuarryError } from '../shared/errors.ts';
-import { inSpan, SpanKind, traceContextOfHeaders } from '../shared/tracing.ts';
+import {
+  continuesTrace,
+  inSpan,
+  recordSpan,
+  SpanKind,
+  traceContextOfHeaders,
+  tracingEnabled,
+} from '../shared/tracing.ts';
 import { migrations } from '../store/migrations/index.ts';
 import { authenticate, localRequest } from './auth.ts';
 import { refuseOverLimit } from './client-limits.ts';
@@ -54,6 +61,8 @@ export function publicOrigin(dependencies: ServerDependencies, requestUrl: strin
 
 /** How long `/readyz` waits for the store before saying it is not reachable. */
 const READY_STORE_TIMEOUT_MS = 2_000;
+/** A read nobody traced that takes this long (ms) is recorded as a span all the same. */
+const SLOW_READ_MS = 1_000;
 
 /**
  * Whether this process can do its work: the store answers (within a bound), its schema is the one
@@ -131,21 +140,49 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
   );
   app.use('*', guardRequests(dependencies));
   // A server span per API request, continuing a caller's `traceparent`; a run it starts stores the
-  // trace, so the worker that runs it continues it (no-op unless tracing is on).
+  // trace, so the worker that runs it continues it (no-op unless tracing is on). A read nobody traced
+  // (a page or client polling a session) is recorded only when it failed or was slow: a poll every
+  // few seconds would otherwise be a one-span root trace each.
   for (const path of ['/api/*', '/v1/*', '/mcp']) {
-    app.use(path, (c, next) =>
-      inSpan(
-        `${c.req.method} ${path}`,
-        { 'http.request.method': c.req.method },
-        async (span) => {
-          await next();
-          // The route's template, never the path itself (ids, and a share link's token, stay out of traces).
-          span.updateName(`${c.req.method} ${c.req.routePath}`);
-          span.setAttributes({ 'http.route': c.req.routePath, 'http.response.status_code': c.res.status });
-        },
-        { parent: traceContextOfHeaders(c.req.header()), kind: SpanKind.SERVER },
-      ),
-    );
+    app.use(path, async (c, next) => {
+      const parent = traceContextOfHeaders(c.req.header());
+      const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+      if (!read || continuesTrace(parent) || !tracingEnabled()) {
+        return inSpan(
+          `${c.req.method} ${path}`,
+          { 'http.request.method': c.req.method },
+          async (span) => {
+            await next();
+            // The route's template, never the path itself (ids, and a share link's token, stay out of traces).
+            span.updateName(`${c.req.method} ${c.req.routePath}`);
+            span.setAttributes({ 'http.route': c.req.routePath, 'http.response.status_code': c.res.status });
+          },
+          { parent, kind: SpanKind.SERVER },
+        );
+      }
+      const start = new Date();
+      let failure: unknown;
+      try {
+        await next();
+      } catch (error) {
+        failure = error;
+        throw error;
+      } finally {
+        const status = failure === undefined ? c.res.status : 500;
+        if (failure !== undefined || status >= 500 || Date.now() - start.getTime() >= SLOW_READ_MS)
+          recordSpan(
+            `${c.req.method} ${c.req.routePath}`,
+            start,
+            {
+              'http.request.method': c.req.method,
+              'http.route': c.req.routePath,
+              'http.response.status_code': status,
+            },
+            failure,
+            SpanKind.SERVER,
+          );
+      }
+    });
   }
   app.get('/healthz', (c) =>
     c.json({

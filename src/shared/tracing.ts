@@ -63,8 +63,14 @@ export async function inSpan<T>(
  * A span for work that already happened, from `start` to now, recorded only when it is worth a
  * trace: a claim that found a session (an idle poll every few seconds would be a root trace each).
  */
-export function recordSpan(name: string, start: Date, attributes: Attributes, error?: unknown): void {
-  const span = tracer().startSpan(name, { attributes, startTime: start, kind: SpanKind.INTERNAL });
+export function recordSpan(
+  name: string,
+  start: Date,
+  attributes: Attributes,
+  error?: unknown,
+  kind: SpanKind = SpanKind.INTERNAL,
+): void {
+  const span = tracer().startSpan(name, { attributes, startTime: start, kind });
   if (error !== undefined) {
     span.recordException(error as Error);
     span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
@@ -82,6 +88,11 @@ export function currentTraceContext(): string | null {
 /** The context a stored `traceparent` continues (the root context when there is none). */
 export function traceContextFrom(traceparent: string | null | undefined): Context {
   return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+}
+
+/** True when a context carries a caller's trace (a `traceparent` was sent). */
+export function continuesTrace(parent: Context): boolean {
+  return trace.getSpanContext(parent) !== undefined;
 }
 
 /** The context of incoming HTTP headers (`traceparent`, `tracestate`). */

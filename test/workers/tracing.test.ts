@@ -121,10 +121,17 @@ describe('OpenTelemetry traces from the built CLI', () => {
       async () => (await (await fetch(`${url}/api/sessions/${created.id}`)).json()).status === 'completed',
       60_000,
     );
+    // A read a caller traces is traced; the polls above (no `traceparent`) are not.
+    const readTrace = '5bf92f3577b34da6a3ce929d0e0e4737';
+    await fetch(`${url}/api/sessions/${created.id}`, {
+      headers: { traceparent: `00-${readTrace}-00f067aa0ba902b8-01` },
+    });
     worker.child.kill('SIGTERM');
     server.child.kill('SIGTERM');
     await Promise.all([worker.exited, server.exited]);
 
+    const reads = traces.spans.filter((span) => span.name === 'GET /api/sessions/:id');
+    expect(reads.map((span) => span.traceId)).toEqual([readTrace]);
     const inTrace = traces.spans.filter((span) => span.traceId === traceId);
     const request = inTrace.find((span) => span.service === 'quarry-api' && span.name === 'POST /api/sessions');
     expect(request, JSON.stringify(traces.spans.map((span) => span.name))).toBeDefined();
