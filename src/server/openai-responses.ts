@@ -19,7 +19,13 @@ import { stopSession } from '../service/session-control.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import { reportDelivered } from './delivery-lag.ts';
 import { checkModel, refuseUnsupported, responsesDefaults, textOfParts } from './openai-options.ts';
-import { choreResponseObject, ResponseEventWriter, responseObject } from './responses-wire.ts';
+import {
+  choreResponseObject,
+  choreStreamOpening,
+  choreStreamRest,
+  ResponseEventWriter,
+  responseObject,
+} from './responses-wire.ts';
 import { liveStream } from './routes/live-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
@@ -242,19 +248,24 @@ export function responsesRoutes(dependencies: ServerDependencies) {
       const context = c.get('context');
       const input = turnsOf(body.input);
       // A client's own task (a title, tags, follow-ups) asked without a previous response gets a short
-      // answer, as the chat endpoint gives it, and starts no research; streamed ones still research.
-      const chore = body.stream || body.previous_response_id ? null : recognizeChore(input);
+      // answer, as the chat endpoint gives it, unstored, and starts no research.
+      const chore = body.previous_response_id ? null : recognizeChore(input);
       if (chore) {
-        const { text, usage } = await answerChore(context, chore, c.req.raw.signal);
-        return c.json(
-          choreResponseObject({
-            text,
-            usage,
-            instructions: body.instructions ?? null,
-            metadata: body.metadata ?? {},
-          }),
-          200,
-        );
+        const shape = { instructions: body.instructions ?? null, metadata: body.metadata ?? {} };
+        if (!body.stream) {
+          const { text, usage } = await answerChore(context, chore, c.req.raw.signal);
+          return c.json(choreResponseObject({ ...shape, text, usage }), 200);
+        }
+        const pending = choreResponseObject({ ...shape, text: '', usage: { inputTokens: 0, outputTokens: 0 } });
+        return liveStream(c, dependencies, 'a housekeeping response stream', async (sse, signal) => {
+          const send = async (events: { type: string }[]) => {
+            for (const event of events) await sse.writeSSE({ event: event.type, data: JSON.stringify(event) });
+          };
+          await send(choreStreamOpening(pending));
+          const { text, usage } = await answerChore(context, chore, signal);
+          const id = pending.id.replace(/^resp_chore_/, '');
+          await send(choreStreamRest(choreResponseObject({ ...shape, text, usage, id, created: pending.created_at })));
+        });
       }
       const handle = await createResponse(context, {
         input,

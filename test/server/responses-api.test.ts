@@ -236,6 +236,28 @@ describe('OpenAI Responses API', () => {
     expect(titled.output_text.length).toBeGreaterThan(0);
     expect((await database.store.listSessions({ limit: 500 })).sessions.length).toBe(before);
     await expect(openai.responses.retrieve(titled.id)).rejects.toMatchObject({ status: 404 });
+
+    // Streamed, as clients ask for it: the same answer as Responses stream events, still no research.
+    const stream = await openai.responses.create({
+      model: 'quarry',
+      stream: true,
+      input: `### Task:\nGenerate 1-3 broad tags categorizing the main themes of the chat history.\n<chat_history>\nUSER: ${QUESTION}\n</chat_history>`,
+    });
+    const types: string[] = [];
+    let streamedText = '';
+    let completed: { id: string; status: string; store: boolean; output_text: string } | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.output_text.delta') streamedText += event.delta;
+      if (event.type === 'response.completed') completed = event.response as unknown as typeof completed;
+    }
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    expect(completed).toMatchObject({ status: 'completed', store: false });
+    expect(streamedText.length).toBeGreaterThan(0);
+    expect(completed!.output_text).toBe(streamedText);
+    expect(completed!.id).toMatch(/^resp_chore_/);
+    expect((await database.store.listSessions({ limit: 500 })).sessions.length).toBe(before);
   });
 
   it('asks clarifying questions first on a server that says so; the next turn answers them', {
