@@ -17,15 +17,10 @@ import {
 import type { ServiceContext } from '../service/service-context.ts';
 import { stopSession } from '../service/session-control.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
+import { choreResponseObject, choreStreamOpening, choreStreamRest } from './chore-response.ts';
 import { reportDelivered } from './delivery-lag.ts';
 import { checkModel, refuseUnsupported, responsesDefaults, textOfParts } from './openai-options.ts';
-import {
-  choreResponseObject,
-  choreStreamOpening,
-  choreStreamRest,
-  ResponseEventWriter,
-  responseObject,
-} from './responses-wire.ts';
+import { ResponseEventWriter, responseObject } from './responses-wire.ts';
 import { liveStream } from './routes/live-routes.ts';
 import type { AppEnv, ServerDependencies } from './server-env.ts';
 import { throwValidationError } from './validation-hook.ts';
