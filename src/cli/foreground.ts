@@ -1,7 +1,7 @@
 import type { ActivationResult, RunSessionOptions } from '../engine/runner.ts';
 import { clarifyingQuestionsOf, clarifyingText } from '../research/clarify.ts';
-import type { ResearchOutput } from '../research/research-types.ts';
 import { stepKeys } from '../research/step-keys.ts';
+import { runOutput } from '../research/step-outputs.ts';
 import { outlineOf, outlineText } from '../service/outline-question.ts';
 import { pendingInput } from '../service/session-control.ts';
 import { DELETING_REASON } from '../service/session-queries.ts';
@@ -128,7 +128,7 @@ function report(
   const asked = clarifyingQuestionsOf(pending);
   const outline = outlineOf(pending);
   const short = shortId(sessionId);
-  const output = result.output as ResearchOutput | undefined;
+  const output = runOutput(result);
   if (runtime.json)
     printJson({
       type: 'result',

@@ -20,20 +20,20 @@ import type {
 import { RunSession } from './run-session.ts';
 import { endsOnPurpose, InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
 
-export interface StepOptions {
+export interface StepOptions<Phase extends string = string> {
   /** Unique within the run; the journal is memoized by it. Use paths: `iteration-2/search-0`. */
   key: string;
-  /** The stage the UI shows: `plan`, `search`, `read`… */
-  phase?: string;
+  /** The stage the UI shows: `plan`, `search`, `read`… (a workflow names its own: see `RunContext`). */
+  phase?: Phase;
   /** Recorded with the step (shown in the UI, kept by forks); not used for memoization. */
   input?: unknown;
   /** Attempts that may crash (begun, never ended) before the run fails. Default: the runner's. */
   maxAttempts?: number;
 }
 
-export interface LlmCallOptions {
+export interface LlmCallOptions<Phase extends string = string> {
   key: string;
-  phase?: string;
+  phase?: Phase;
   /** `provider:model`, recorded with the usage. */
   model: string;
   system?: string;
@@ -48,9 +48,9 @@ export interface LlmResult<T> {
   usage?: Omit<StepUsage, 'model' | 'latencyMs'>;
 }
 
-export interface WaitForInputOptions {
+export interface WaitForInputOptions<Phase extends string = string> {
   key: string;
-  phase?: string;
+  phase?: Phase;
   /** What the person is asked to look at (an outline to review); shown in the `input-request` event. */
   payload?: unknown;
 }
@@ -117,11 +117,6 @@ function stepErrorInfo(error: unknown): ErrorInfo {
 }
 
 /**
- * What a workflow sees of the engine. Every method is journaled: a completed record returns its
- * output without running anything, and a live result is committed (fenced by the lease) before it
- * is returned.
- */
-/**
  * Lets the process's pending I/O run: a socket write, an SSE client's next read. SQLite answers
  * synchronously, so an activation that only journals and computes would otherwise hold the event
  * loop until its run ends, and the server that runs it would show its progress in late batches.
@@ -130,7 +125,13 @@ function letIoRun(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-export class RunContext {
+/**
+ * What a workflow sees of the engine. Every method is journaled: a completed record returns its
+ * output without running anything, and a live result is committed (fenced by the lease) before it
+ * is returned. `Phase` is the workflow's own vocabulary of stages (the research workflow's
+ * `ResearchPhase`): a step under a misspelled phase does not compile.
+ */
+export class RunContext<Phase extends string = string> {
   readonly sessionId: string;
   readonly runId: string;
   readonly runNumber: number;
@@ -172,7 +173,7 @@ export class RunContext {
   }
 
   /** A journaled unit of work. `work` receives the activation's abort signal. */
-  step<T>(options: StepOptions, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
+  step<T>(options: StepOptions<Phase>, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
     const spec: JournaledSpec = {
       key: options.key,
       phase: options.phase ?? null,
@@ -184,7 +185,7 @@ export class RunContext {
   }
 
   /** A model call: records model, prompts, output, token usage, cost and latency. */
-  llm<T>(options: LlmCallOptions, work: (signal: AbortSignal) => Promise<LlmResult<T>>): Promise<T> {
+  llm<T>(options: LlmCallOptions<Phase>, work: (signal: AbortSignal) => Promise<LlmResult<T>>): Promise<T> {
     const spec: JournaledSpec = {
       key: options.key,
       phase: options.phase ?? null,
@@ -209,7 +210,7 @@ export class RunContext {
    * Asks a person. The first time, records the request, and the activation ends with the session
    * `waiting`. Once an answer is in the inbox, replay returns it here.
    */
-  async waitForInput<T = unknown>(options: WaitForInputOptions): Promise<T> {
+  async waitForInput<T = unknown>(options: WaitForInputOptions<Phase>): Promise<T> {
     this.claimKey(options.key);
     const record = this.records.get(options.key);
     if (record?.status === 'completed') return replayed(record) as T;

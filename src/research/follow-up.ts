@@ -1,15 +1,16 @@
-import type { RunContext } from '../engine/run-context.ts';
 import type { Analyst } from './analyst.ts';
 import { citedNumbers, displayLocation } from './citations.ts';
 import { windowConversation } from './context-window.ts';
 import { citable } from './quotes.ts';
 import { renumberDraft, streamed } from './report-stream.ts';
+import type { ResearchContext } from './research-context.ts';
 import type { ResearchDependencies } from './research-dependencies.ts';
 import { type Gathered, researchLoop } from './research-loop.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import { readResearchState } from './research-state.ts';
 import type { CitedSource, Note, ResearchOutput, ResearchState } from './research-types.ts';
 import { FOLLOW_UP_SCOPE, stepKeys } from './step-keys.ts';
+import { runOutput, runReport } from './step-outputs.ts';
 import { type Ledger, think } from './think.ts';
 import { checkClaims, flaggedClaims, settleClaims } from './verify-claims.ts';
 import { judgeClaims, writeReport } from './write-report.ts';
@@ -29,12 +30,12 @@ interface FollowUpContext {
 }
 
 /** Everything a follow-up starts from, read from the store once and journaled (so replay agrees). */
-async function loadContext(ctx: RunContext): Promise<FollowUpContext> {
+async function loadContext(ctx: ResearchContext): Promise<FollowUpContext> {
   return ctx.step({ key: stepKeys.followUpContext, phase: 'plan' }, async () => {
     const runs = await ctx.session.runs();
     const previous = runs
       .filter((run) => run.id !== ctx.runId && run.status === 'completed')
-      .map((run) => (run.output ?? {}) as Partial<ResearchOutput>);
+      .map((run) => runOutput(run) ?? {});
     const notes = new Map<string, Note>();
     for (const output of previous) for (const note of output.notes ?? []) notes.set(note.id, note);
     const messages = (await ctx.session.messages()).filter((message) => message.runId !== ctx.runId);
@@ -72,7 +73,7 @@ function renderAnswerSources(sources: CitedSource[]): string {
  * (numbers the session already uses map to themselves; unknown ones are dropped).
  */
 async function draftAnswer(
-  ctx: RunContext,
+  ctx: ResearchContext,
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
   from: { notes: Note[]; report: string; conversation: string; citations: CitedSource[] },
 ) {
@@ -110,7 +111,7 @@ async function draftAnswer(
  * claim checked as a report's are, unknown numbers removed and recorded.
  */
 async function answerFromNotes(
-  ctx: RunContext,
+  ctx: ResearchContext,
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
   context: FollowUpContext,
 ): Promise<ResearchOutput> {
@@ -164,7 +165,7 @@ async function answerFromNotes(
  * with its sources.
  */
 async function answerInConversation(
-  ctx: RunContext,
+  ctx: ResearchContext,
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
   notes: Note[],
   written: { citations: CitedSource[] },
@@ -191,7 +192,7 @@ async function answerInConversation(
       .sort((a, b) => a - b)
       .flatMap((number) => byNumber.get(number) ?? []);
     const versions = (await ctx.session.runs()).filter(
-      (run) => run.id !== ctx.runId && run.status === 'completed' && (run.output as Partial<ResearchOutput>)?.report,
+      (run) => run.id !== ctx.runId && runReport(run) !== undefined,
     ).length;
     const answer = `${text}\n\n${flaggedClaims(claims)}${renderAnswerSources(cited)}\n_Researched further: report version ${versions + 1} has the rest._`;
     const existing = await ctx.session.messages({ thisRun: true, phase: 'write' });
@@ -214,7 +215,7 @@ async function answerInConversation(
  * Depends only on the store, never on process memory.
  */
 export async function runFollowUp(
-  ctx: RunContext,
+  ctx: ResearchContext,
   deps: ResearchDependencies,
   input: { question: string; settings: ResearchSettings; analyst: Analyst; ledger: Ledger },
 ): Promise<ResearchOutput> {

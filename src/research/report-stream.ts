@@ -1,6 +1,6 @@
-import type { RunContext } from '../engine/run-context.ts';
 import type { AnalystCall } from './analyst.ts';
 import { newMarkerScan, replaceMarkers } from './citation-markers.ts';
+import type { ResearchContext } from './research-context.ts';
 
 /**
  * Reports are written to be read while they are written: a report is append-only. Its text is the
@@ -97,7 +97,7 @@ export class DeltaSender {
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: ResearchContext,
     private readonly piece: { key: string; message: boolean; section?: number; title?: string },
   ) {}
 
@@ -138,7 +138,7 @@ export class DeltaSender {
  * again whole at the end, as a restart.
  */
 export function streamed(
-  ctx: RunContext,
+  ctx: ResearchContext,
   piece: { key: string; message: boolean; section?: number; title?: string },
   { opening, closing }: { opening: string; closing: string },
   order: ReadonlyMap<number, number>,

@@ -1,4 +1,3 @@
-import type { RunContext } from '../engine/run-context.ts';
 import { type SearchProvider, type SearchResult, shortenQuery } from '../providers/search/search-provider.ts';
 import { mapConcurrent } from '../shared/concurrency.ts';
 import { isQuarryError, isRetryable, QuarryError } from '../shared/errors.ts';
@@ -6,11 +5,13 @@ import { inSpan } from '../shared/tracing.ts';
 import type { Analyst } from './analyst.ts';
 import { citable, verifyNote } from './quotes.ts';
 import { searchRelevance } from './relevance.ts';
+import type { ResearchContext } from './research-context.ts';
 import type { ResearchDependencies } from './research-dependencies.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import { addTopics, applyAnalysis } from './research-state.ts';
 import type { Note, ResearchState, SourceText } from './research-types.ts';
 import { type KeyScope, stepKeys } from './step-keys.ts';
+import type { ResearchStepOutputs } from './step-outputs.ts';
 import { type Ledger, think } from './think.ts';
 
 /** Searches and reads of one iteration in flight at once (each is still its own journaled step). */
@@ -244,7 +245,7 @@ export function freshQueries(queries: string[], asked: string[], settings: Resea
  * checked against the text read before the notes are recorded.
  */
 async function readAndTakeNotes(
-  ctx: RunContext,
+  ctx: ResearchContext,
   deps: ResearchDependencies,
   input: {
     question: string;
@@ -258,7 +259,7 @@ async function readAndTakeNotes(
   key: { scope: KeyScope; iteration: number; index: number },
 ): Promise<{ source: SourceText; notes: Note[] }> {
   const { scope, iteration, index } = key;
-  const source = await ctx.step(
+  const source = await ctx.step<ResearchStepOutputs['read']>(
     { key: stepKeys.read(scope, iteration, index), phase: 'read', input: { url: choice.result.url } },
     async (signal) => {
       const read = await readSource(deps, input.providers, choice, signal);
@@ -273,7 +274,7 @@ async function readAndTakeNotes(
       return withTokens;
     },
   );
-  const notes = await think(
+  const notes = await think<ResearchStepOutputs['notes']['value']>(
     ctx,
     input.ledger,
     {
@@ -304,7 +305,7 @@ const PROGRESS_INTERVAL_MS = 500;
  * Waits until the session's folders are indexed, announcing progress now and then (not a step:
  * nothing is recorded, and once the index is ready it returns at once).
  */
-async function waitForDocuments(ctx: RunContext, deps: ResearchDependencies, settings: ResearchSettings) {
+async function waitForDocuments(ctx: ResearchContext, deps: ResearchDependencies, settings: ResearchSettings) {
   if (!deps.documentsReady || settings.docs.length === 0) return;
   let last = 0;
   await deps.documentsReady(settings.docs, ctx.signal, (progress) => {
@@ -322,7 +323,7 @@ async function waitForDocuments(ctx: RunContext, deps: ResearchDependencies, set
  * the research state the next plan and the writer use.
  */
 export async function researchLoop(
-  ctx: RunContext,
+  ctx: ResearchContext,
   deps: ResearchDependencies,
   input: {
     question: string;
@@ -382,7 +383,7 @@ export async function researchLoop(
       analyst.summarize({ question, notes: citable(gathered.notes), iteration, settings }),
     );
     gathered.state.findings = findings;
-    const analysis = await think(
+    const analysis = await think<ResearchStepOutputs['analyze']['value']>(
       ctx,
       ledger,
       {

@@ -1,15 +1,16 @@
-import type { RunContext } from '../engine/run-context.ts';
 import type { Workflow } from '../engine/workflow.ts';
 import type { Analyst } from './analyst.ts';
 import { type CarriedResearch, type Seed, seedFromCarried } from './carried-research.ts';
 import { clarifiedQuestion } from './clarify.ts';
 import { runFollowUp } from './follow-up.ts';
+import type { ResearchContext } from './research-context.ts';
 import type { ResearchDependencies } from './research-dependencies.ts';
 import { type Gathered, researchLoop } from './research-loop.ts';
 import { parseResearchSettings, type ResearchSettings } from './research-settings.ts';
 import { emptyResearchState } from './research-state.ts';
 import type { ResearchOutput } from './research-types.ts';
 import { stepKeys } from './step-keys.ts';
+import type { ResearchStepOutputs } from './step-outputs.ts';
 import { Ledger, think } from './think.ts';
 import { writeReport } from './write-report.ts';
 
@@ -41,7 +42,7 @@ export function defaultTitle(question: string): string {
  * The first step of a run that carries research on from elsewhere: its notes, asked queries and
  * visited pages, as the run's input describes them; its pages become the session's sources.
  */
-function carryOn(ctx: RunContext, question: string, carried: CarriedResearch): Promise<Seed> {
+function carryOn(ctx: ResearchContext, question: string, carried: CarriedResearch): Promise<Seed> {
   return ctx.step({ key: stepKeys.carried, phase: 'plan' }, async () => {
     const seed = seedFromCarried(question, carried);
     for (const url of seed.visited) {
@@ -64,7 +65,7 @@ function carryOn(ctx: RunContext, question: string, carried: CarriedResearch): P
  * then works on carries it. A clear question, a skip, or no model leaves the question as asked.
  */
 async function clarify(
-  ctx: RunContext,
+  ctx: ResearchContext,
   ledger: Ledger,
   analyst: Analyst,
   question: string,
@@ -110,8 +111,14 @@ export function researchWorkflow(deps: ResearchDependencies): Workflow<ResearchR
       const firstQueries =
         seed && input.carried!.nextQueries.length > 0
           ? input.carried!.nextQueries
-          : (await think(ctx, ledger, { key: stepKeys.plan, phase: 'plan' }, analyst.plan({ question, settings })))
-              .queries;
+          : (
+              await think<ResearchStepOutputs['plan']['value']>(
+                ctx,
+                ledger,
+                { key: stepKeys.plan, phase: 'plan' },
+                analyst.plan({ question, settings }),
+              )
+            ).queries;
       const gathered: Gathered = seed
         ? { notes: seed.notes, asked: seed.asked, visited: seed.visited, state: seed.state }
         : { notes: [], asked: [], visited: [], state: emptyResearchState() };

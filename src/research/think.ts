@@ -1,6 +1,8 @@
-import type { RunContext } from '../engine/run-context.ts';
 import type { AnalystCall, TokenUsage } from './analyst.ts';
+import type { ResearchContext } from './research-context.ts';
 import type { ResearchSettings } from './research-settings.ts';
+import type { ResearchPhase } from './step-keys.ts';
+import type { Thought } from './step-outputs.ts';
 
 /** Token and cost ledger of one run, rebuilt on replay from the recorded usage. */
 export class Ledger {
@@ -23,7 +25,7 @@ export class Ledger {
 
 export interface ThinkOptions<T> {
   key: string;
-  phase: string;
+  phase: ResearchPhase;
   /**
    * Runs inside the step on the analyst's output before it is recorded (checks, events), so the
    * journal keeps what the run went on with and replay needs no recomputation.
@@ -36,21 +38,21 @@ export interface ThinkOptions<T> {
  * step otherwise. The recorded output carries the usage, so the ledger is the same on replay.
  */
 export async function think<T>(
-  ctx: RunContext,
+  ctx: ResearchContext,
   ledger: Ledger,
   options: ThinkOptions<T>,
   call: AnalystCall<T>,
 ): Promise<T> {
   const finish = options.finish ?? ((value: T) => value);
-  const recorded = call.model
-    ? await ctx.llm(
+  const recorded: Thought<T> = call.model
+    ? await ctx.llm<Thought<T>>(
         { key: options.key, phase: options.phase, model: call.model, system: call.system, prompt: call.prompt ?? '' },
         async (signal) => {
           const result = await call.run(signal);
           return { output: { value: await finish(result.output), usage: result.usage ?? null }, usage: result.usage };
         },
       )
-    : await ctx.step({ key: options.key, phase: options.phase }, async (signal) => ({
+    : await ctx.step<Thought<T>>({ key: options.key, phase: options.phase }, async (signal) => ({
         value: await finish((await call.run(signal)).output),
         usage: null,
       }));

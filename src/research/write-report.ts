@@ -1,9 +1,9 @@
-import type { RunContext } from '../engine/run-context.ts';
 import type { Analyst, ClaimJudgment } from './analyst.ts';
 import { assignCitations, renderSources } from './citations.ts';
 import { isApproval } from './outline-review.ts';
 import { citable } from './quotes.ts';
 import { renumberDraft, streamed } from './report-stream.ts';
+import type { ResearchContext } from './research-context.ts';
 import type { ResearchSettings } from './research-settings.ts';
 import { addPreference } from './research-state.ts';
 import type { CitedSource, ClaimResult, Note, Outline, ResearchState } from './research-types.ts';
@@ -77,7 +77,7 @@ interface WriteInput {
  * The outline, reviewed by a person when the settings ask; every section grounded in notes. Feedback
  * is kept in the research state as the user's preferences.
  */
-async function reviewedOutline(ctx: RunContext, input: WriteInput, notes: Note[]): Promise<Outline> {
+async function reviewedOutline(ctx: ResearchContext, input: WriteInput, notes: Note[]): Promise<Outline> {
   const { question, settings, analyst, ledger, state, scope } = input;
   if (notes.length === 0) return { title: plainTitle(question), sections: [] };
   const grounded = (outline: Outline) => groundOutline(outline, notes, question).outline;
@@ -113,7 +113,7 @@ async function reviewedOutline(ctx: RunContext, input: WriteInput, notes: Note[]
  * a model; an empty map otherwise, and the lexical check decides alone.
  */
 export async function judgeClaims(
-  ctx: RunContext,
+  ctx: ResearchContext,
   input: Pick<WriteInput, 'question' | 'settings' | 'analyst' | 'ledger' | 'scope'>,
   drafts: DraftClaim[],
 ): Promise<Map<number, ClaimJudgment>> {
@@ -137,7 +137,7 @@ export async function judgeClaims(
  * notes whose quotes were found in their sources are ever cited; citations to anything else are
  * removed from the text and recorded with their claim.
  */
-export async function writeReport(ctx: RunContext, input: WriteInput): Promise<WrittenReport> {
+export async function writeReport(ctx: ResearchContext, input: WriteInput): Promise<WrittenReport> {
   const { question, settings, analyst, ledger, scope } = input;
   const notes = citable(input.notes);
   const outline = await reviewedOutline(ctx, input, notes);

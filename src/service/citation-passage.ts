@@ -1,7 +1,7 @@
 import { displayLocation } from '../research/citations.ts';
 import { locateQuote } from '../research/quotes.ts';
-import type { CitedSource, ClaimResult, ResearchOutput, SourceText } from '../research/research-types.ts';
-import { isStepOf } from '../research/step-keys.ts';
+import type { CitedSource, ClaimResult } from '../research/research-types.ts';
+import { runOutput, stepOutput } from '../research/step-outputs.ts';
 import { QuarryError } from '../shared/errors.ts';
 import type { Run } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
@@ -109,19 +109,16 @@ export async function citationPassage(
     });
   // The notes of every completed run: an answer, or a version researched further, may cite a
   // source an earlier run read.
-  const notes = runs
-    .filter((run) => run.status === 'completed')
-    .flatMap((run) => (run.output as Partial<ResearchOutput> | null)?.notes ?? []);
+  const notes = runs.filter((run) => run.status === 'completed').flatMap((run) => runOutput(run)?.notes ?? []);
   const quotes = [
     ...new Set(
       notes.filter((note) => note.url === source.url && note.verified !== false).map((note) => note.quote ?? note.text),
     ),
   ];
   const texts = (await context.store.listSteps(request.sessionId, { includeSuperseded: true }))
-    .filter((step) => isStepOf(step.key, 'read') && step.status === 'completed')
-    .map((step) => step.output as SourceText)
+    .map((step) => stepOutput(step, 'read'))
     .filter((read) => read?.url === source.url)
-    .map((read) => read.text);
+    .map((read) => read!.text);
   const passages: CitedPassage[] = [];
   const shown = new Set<string>();
   for (const quote of quotes) {

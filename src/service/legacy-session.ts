@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type CarriedIteration, type CarriedResearch, seedFromCarried } from '../research/carried-research.ts';
 import { parseResearchSettings, type ResearchSettings } from '../research/research-settings.ts';
-import type { Note, ResearchOutput, SourceText } from '../research/research-types.ts';
+import type { ResearchOutput } from '../research/research-types.ts';
 import {
   defaultTitle,
   RESEARCH_WORKFLOW_NAME,
@@ -9,6 +9,7 @@ import {
   type ResearchRunInput,
 } from '../research/research-workflow.ts';
 import { type IterationStepKey, parseStepKey, stepKeys } from '../research/step-keys.ts';
+import { type ResearchStepKind, runReport, stepOutput } from '../research/step-outputs.ts';
 import { invalidInput } from '../shared/errors.ts';
 import type { SessionSnapshot, SessionStatus, StepDetail } from '../store/store.ts';
 
@@ -225,8 +226,11 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
   const firstRun = [...snapshot.runs].sort((a, b) => a.number - b.number)[0];
   const carried = (firstRun?.input as ResearchRunInput | undefined)?.carried;
   const steps = snapshot.steps.filter((step) => step.runId === firstRun?.id);
-  const output = <T>(key: string) =>
-    steps.find((step) => step.key === key && step.status === 'completed')?.output as T | undefined;
+  const output = <K extends ResearchStepKind>(key: string, kind: K) =>
+    stepOutput(
+      steps.find((step) => step.key === key && step.status === 'completed'),
+      kind,
+    );
   const ownSteps = new Map<number, { key: string; step: StepDetail; parsed: IterationStepKey }[]>();
   for (const step of steps) {
     const parsed = parseStepKey(step.key);
@@ -250,9 +254,7 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
   const carriedDone = carriedIterations.filter(
     (iteration) => iteration.end_time !== null || !ownSteps.has(iteration.iteration_number),
   );
-  let previousPlan =
-    carried?.nextQueries.join('\n') ??
-    (output<{ value: { queries: string[] } }>(stepKeys.plan)?.value.queries ?? []).join('\n');
+  let previousPlan = carried?.nextQueries.join('\n') ?? (output(stepKeys.plan, 'plan')?.value.queries ?? []).join('\n');
   const ownIterations = [...ownSteps.keys()]
     .filter((number) => !carriedDone.some((iteration) => iteration.iteration_number === number))
     .sort((a, b) => a - b)
@@ -261,17 +263,15 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
       const contexts = own
         .filter(({ parsed, step }) => parsed.kind === 'read' && step.status === 'completed')
         .map(({ step, parsed }) => {
-          const source = step.output as SourceText;
-          const taken = output<{ value: Note[] }>(stepKeys.notes('', number, parsed.index ?? 0))?.value ?? [];
+          const source = stepOutput(step, 'read')!;
+          const taken = output(stepKeys.notes('', number, parsed.index ?? 0), 'notes')?.value ?? [];
           return {
             url: source.url,
             query: source.query,
             content_summary: taken.length ? taken.map((note) => note.text).join(' ') : source.text.slice(0, 500),
           };
         });
-      const analysis = output<{ value: { reason: string; nextQueries: string[] } }>(
-        stepKeys.analyze('', number),
-      )?.value;
+      const analysis = output(stepKeys.analyze('', number), 'analyze')?.value;
       const entry = {
         iteration_number: number,
         start_time: iso(Math.min(...own.map(({ step }) => step.startedAt))),
@@ -291,10 +291,7 @@ export function snapshotToLegacy(snapshot: SessionSnapshot): LegacySession {
   const completedIterations = iterations
     .filter((iteration) => iteration.end_time !== null)
     .map((iteration) => iteration.iteration_number);
-  const reports = snapshot.runs
-    .filter((run) => run.status === 'completed')
-    .map((run) => (run.output as Partial<ResearchOutput> | undefined)?.report)
-    .filter((report): report is string => typeof report === 'string');
+  const reports = snapshot.runs.map(runReport).filter((report): report is string => report !== undefined);
   const status = snapshot.session.status;
   return {
     session_id: snapshot.session.id,

@@ -2,7 +2,8 @@ import { pathToFileURL } from 'node:url';
 import { computeResumePoint, type ResumePoint } from '../engine/resume-point.ts';
 import { type Ledger, ledgerOf } from '../research/ledger.ts';
 import { readResearchState } from '../research/research-state.ts';
-import type { CitedSource, ClaimResult, ResearchOutput, ResearchState } from '../research/research-types.ts';
+import type { CitedSource, ClaimResult, ResearchState } from '../research/research-types.ts';
+import { runOutput, runReport } from '../research/step-outputs.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import type { Message, Run, Session, Source, StepDetail } from '../store/store.ts';
 import type { ServiceContext } from './service-context.ts';
@@ -72,10 +73,7 @@ export interface SessionView {
 
 export function reportVersions(runs: Run[]): ReportVersion[] {
   return runs
-    .filter(
-      (run) =>
-        run.status === 'completed' && typeof (run.output as Partial<ResearchOutput> | undefined)?.report === 'string',
-    )
+    .filter((run) => runReport(run) !== undefined)
     .map((run, index) => ({
       version: index + 1,
       runId: run.id,
@@ -83,9 +81,9 @@ export function reportVersions(runs: Run[]): ReportVersion[] {
       createdAt: run.endedAt ?? run.createdAt,
       question: questionOf(run),
       kind: run.kind,
-      report: (run.output as ResearchOutput).report!,
-      claims: (run.output as ResearchOutput).claims ?? (run.output as ResearchOutput).flagged ?? [],
-      citations: ((run.output as ResearchOutput).citations ?? []).map(({ number, url, title }) => ({
+      report: runReport(run)!,
+      claims: runOutput(run)?.claims ?? runOutput(run)?.flagged ?? [],
+      citations: (runOutput(run)?.citations ?? []).map(({ number, url, title }) => ({
         number,
         url,
         title,
@@ -117,7 +115,7 @@ export function answerCitations(messages: readonly Message[], runs: readonly Run
   const answers = new Map<string, AnswerCitations>();
   for (const message of messages) {
     if (message.role !== 'assistant' || !message.runId) continue;
-    const output = runsById.get(message.runId)?.output as Partial<ResearchOutput> | undefined;
+    const output = runOutput(runsById.get(message.runId));
     if (typeof output?.answer !== 'string' || output.answer !== message.content) continue;
     const answerOnly = typeof output.report !== 'string';
     answers.set(message.id, {
@@ -161,7 +159,7 @@ export async function sessionReport(
 /** The research state of the latest completed run that recorded one. */
 export function latestResearchState(runs: Run[]): ResearchState | null {
   for (const run of [...runs].reverse()) {
-    const state = (run.output as Partial<ResearchOutput> | undefined)?.state;
+    const state = runOutput(run)?.state;
     if (run.status === 'completed' && state) return readResearchState(state);
   }
   return null;
