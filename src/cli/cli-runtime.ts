@@ -1,11 +1,7 @@
 import { join } from 'node:path';
 import type { ConfigFlags, QuarryConfig } from '../config/quarry-config.ts';
-import { resolveConfig } from '../config/quarry-config.ts';
-import { type LocalContext, localServiceContext } from '../service/local-context.ts';
-import { localQueryContext } from '../service/local-query-context.ts';
+import type { LocalContext } from '../service/local-context.ts';
 import type { ServiceContext } from '../service/service-context.ts';
-import { userNamed } from '../service/users.ts';
-import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ProgressMode } from './progress.ts';
 
@@ -36,6 +32,8 @@ export class CliRuntime {
 
   /** The configuration: the command's flags, then the environment, the config file and defaults. */
   async config(flags: ConfigFlags = {}): Promise<QuarryConfig> {
+    // Loaded here, not at start: `quarry --help` never needs the configuration's schema.
+    const { resolveConfig } = await import('../config/quarry-config.ts');
     this.resolved ??= resolveConfig({ env: this.env, flags: { ...flags, db: this.db ?? flags.db } });
     return this.resolved;
   }
@@ -49,6 +47,7 @@ export class CliRuntime {
     if (this.context) return this.context;
     const config = await this.config(flags);
     const store = await this.openStore(config);
+    const { localQueryContext } = await import('../service/local-query-context.ts');
     this.context = { ...localQueryContext(store, config, { ownerId: await this.ownerId(store) }), admin: store };
     return this.context;
   }
@@ -63,6 +62,7 @@ export class CliRuntime {
       this.stopTelemetry ??= await startTelemetry('quarry', this.env);
     }
     const store = await this.openStore(config);
+    const { localServiceContext } = await import('../service/local-context.ts');
     const context = {
       ...localServiceContext(store, config, { workerId: `cli:${process.pid}`, ownerId: await this.ownerId(store) }),
       admin: store,
@@ -73,10 +73,13 @@ export class CliRuntime {
 
   /** The owner commands act for: the user `--as` names, else the local user (undefined). */
   private async ownerId(store: Store): Promise<string | undefined> {
-    return this.actAs === undefined ? undefined : (await userNamed(store, this.actAs)).id;
+    if (this.actAs === undefined) return undefined;
+    const { userNamed } = await import('../service/users.ts');
+    return (await userNamed(store, this.actAs)).id;
   }
 
   private async openStore(config: QuarryConfig): Promise<Store> {
+    const { openStore } = await import('../store/open-store.ts');
     this.store ??= await openStore({
       db: config.db,
       // Quarry's own folder is made on first use; a folder someone named must exist.

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { resolveSessionId } from '../../service/session-queries.ts';
-import { updateSession } from '../../service/session-settings.ts';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
+import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 
 /** `key=value`: the value as JSON when it reads as JSON (numbers, true, lists), else as text; `key=` unsets it. */
@@ -28,6 +27,7 @@ export function registerConfigSession(program: Command, runtime: CliRuntime): vo
     .argument('<id>', 'session id or unique prefix')
     .argument('[settings...]', 'key=value pairs; key= goes back to the default')
     .action(async (id: string, assignments: string[]) => {
+      const { resolveSessionId, updateSession } = await services();
       const context = await runtime.open();
       const sessionId = await resolveSessionId(context, id);
       const settings = Object.fromEntries(assignments.map(parseAssignment));

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { forkSession } from '../../service/session-control.ts';
-import { resolveSessionId } from '../../service/session-queries.ts';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { runInForeground } from '../foreground.ts';
+import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { parseWholeNumber } from '../parse-options.ts';
 
@@ -19,6 +17,7 @@ export function registerFork(program: Command, runtime: CliRuntime, setExitCode:
     )
     .option('--run', 'run the fork now')
     .action(async (id: string, options: { from?: string; turn?: string; run?: boolean }) => {
+      const { forkSession, resolveSessionId, runInForeground } = await services();
       const turn = parseWholeNumber(options.turn, '--turn', 1, 1_000_000);
       if (options.from === undefined && turn === undefined)
         throw invalidInput('--from', 'say where the fork starts: --from <step-key|phase>, --turn <n>, or both');

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import type { IndexReport } from '../../providers/search/local-corpus/index-folders.ts';
-import { existingFolder } from '../../service/document-folders.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
+import { services } from '../lazy-services.ts';
 import { printJson, printLine } from '../output.ts';
-import { indexProgress } from '../progress-bar.ts';
 
 function printReport(runtime: CliRuntime, report: IndexReport, folder?: string): void {
   if (runtime.json) {
@@ -25,6 +24,7 @@ export function registerIndex(program: Command, runtime: CliRuntime): void {
     .argument('<folders...>', 'folders to index')
     .option('--watch', 'then keep them indexed: index a folder again whenever its files change, until Ctrl-C')
     .action(async (folders: string[], options: { watch?: boolean }) => {
+      const { existingFolder, indexProgress } = await services();
       const context = await runtime.open();
       const progress = indexProgress(runtime);
       const report = await context.indexer.ensure(

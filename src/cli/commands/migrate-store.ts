@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { migrateStore } from '../../service/migrate-store.ts';
-import { openStore } from '../../store/open-store.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
+import { services } from '../lazy-services.ts';
 import { printJson, printLine } from '../output.ts';
 
 export function registerMigrateStore(program: Command, runtime: CliRuntime): void {
@@ -10,6 +9,7 @@ export function registerMigrateStore(program: Command, runtime: CliRuntime): voi
     .description('copy every session and user from this store (--db / QUARRY_DB) to another one, such as PostgreSQL')
     .requiredOption('--to <path|postgres-url>', 'the target store (created and migrated if new)')
     .action(async (options: { to: string }) => {
+      const { migrateStore, openStore } = await services();
       const context = await runtime.open();
       const target = await openStore({ db: options.to });
       try {

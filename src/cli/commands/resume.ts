@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { planResume } from '../../service/session-control.ts';
-import { resolveSessionId } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { runInForeground } from '../foreground.ts';
+import { services } from '../lazy-services.ts';
 import { collect } from '../parse-options.ts';
 
 export function registerResume(program: Command, runtime: CliRuntime, setExitCode: (code: number) => void): void {
@@ -20,6 +18,7 @@ export function registerResume(program: Command, runtime: CliRuntime, setExitCod
         id: string,
         options: { from?: string; force?: boolean; docs?: string[]; search?: string[]; replaceSources?: boolean },
       ) => {
+        const { planResume, resolveSessionId, runInForeground } = await services();
         const context = await runtime.openRunner();
         const sessionId = await resolveSessionId(context, id);
         const plan = await planResume(context, { sessionId, ...options });

@@ -1,12 +1,9 @@
 import type { Command } from 'commander';
-import { planResume, queueResume } from '../../service/session-control.ts';
-import { startResearch } from '../../service/start-research.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { exitCodes } from '../error-to-exit-code.ts';
-import { runInForeground } from '../foreground.ts';
+import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
-import { indexProgress } from '../progress-bar.ts';
 
 interface RunOptions {
   docs?: string[];
@@ -73,6 +70,7 @@ async function runCommand(
   settings: Record<string, unknown>,
   setExitCode: (code: number) => void,
 ): Promise<void> {
+  const { indexProgress, planResume, queueResume, runInForeground, startResearch } = await services();
   const progress = indexProgress(runtime);
   const { session, index, created } = await startResearch(
     context,

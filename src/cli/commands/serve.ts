@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { packageRoot } from '../../config/package-root.ts';
-import { checkWebProvider } from '../../providers/search/create-search-providers.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
+import { services } from '../lazy-services.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
-import { announceServer } from '../running-servers.ts';
 
 export function registerServe(program: Command, runtime: CliRuntime): void {
   program
@@ -27,6 +25,7 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
         concurrency: string;
         watch?: boolean;
       }) => {
+        const { packageRoot, checkWebProvider, announceServer } = await services();
         const port = parseWholeNumber(options.port, '--port', 0, 65535);
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64);
         const { processLog } = await import('../../config/log.ts');

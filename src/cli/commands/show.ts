@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { displayLocation } from '../../research/citations.ts';
-import { clarifyingQuestionsOf, clarifyingText } from '../../research/clarify.ts';
 import type { Ledger } from '../../research/ledger.ts';
-import { conversationWithExchanges, outlineOf, outlineText } from '../../service/outline-question.ts';
-import { listSessionSteps, resolveSessionId, showSession } from '../../service/session-queries.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
+import { services } from '../lazy-services.ts';
 import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
 
 function formatDuration(step: { startedAt: number; endedAt: number | null }): string {
@@ -29,6 +26,17 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
     .option('--claims', 'every claim of the latest report and how it fared against its sources')
     .action(
       async (id: string, options: { steps?: boolean; prompts?: boolean; sources?: boolean; claims?: boolean }) => {
+        const {
+          displayLocation,
+          clarifyingQuestionsOf,
+          clarifyingText,
+          conversationWithExchanges,
+          outlineOf,
+          outlineText,
+          listSessionSteps,
+          resolveSessionId,
+          showSession,
+        } = await services();
         const context = await runtime.open();
         const view = await showSession(context, await resolveSessionId(context, id));
         // The whole journal is read for the conversation too: its answered questions are steps.

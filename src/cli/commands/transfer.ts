@@ -1,15 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseResearchSettings } from '../../research/research-settings.ts';
-import { exportSession, importSessionFile } from '../../service/session-export.ts';
-import { resolveSessionId } from '../../service/session-queries.ts';
-import { shareSession, stopSharing } from '../../service/share-links.ts';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
+import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { parseWholeNumber } from '../parse-options.ts';
-import { runningServers } from '../running-servers.ts';
 
 /** export, import and share: sessions as files, and as a read-only link. */
 export function registerTransfer(program: Command, runtime: CliRuntime): void {
@@ -25,6 +21,7 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .option('--report-version <n>', 'md, html, pdf: this report version, under its own title (default: the latest)')
     .action(async (id: string, options: { format: string; output?: string; reportVersion?: string }) => {
+      const { exportSession, resolveSessionId } = await services();
       const version =
         options.reportVersion === undefined
           ? undefined
@@ -65,6 +62,7 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     .argument('<id>', 'session id or unique prefix')
     .option('--stop', 'stop sharing: the link stops working at once')
     .action(async (id: string, options: { stop?: boolean }) => {
+      const { resolveSessionId, shareSession, stopSharing, runningServers } = await services();
       const context = await runtime.open();
       const sessionId = await resolveSessionId(context, id);
       if (options.stop) {
@@ -98,6 +96,7 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     )
     .argument('<file>', 'the file written by quarry export --format json')
     .action(async (path: string) => {
+      const { parseResearchSettings, importSessionFile } = await services();
       const context = await runtime.open();
       let text: string;
       try {
