@@ -176,6 +176,38 @@ describe('the SQLite store under faults, through the real executable', () => {
   });
 
   it.skipIf(!canMount())(
+    'lists, shows and exports a store on a read-only mount, and refuses changes in words (needs root to mount; issue 45)',
+    () => {
+      const mountPoint = join(home, 'mounted');
+      mkdirSync(mountPoint);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mountPoint]);
+      try {
+        const store = join(mountPoint, 'home');
+        const run = quarry(['--json', 'run', 'How do tides work?', '--docs', docs], { home: store });
+        expect(run.code, run.stderr).toBe(0);
+        const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId.slice(0, 8);
+        execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
+        // Root is not stopped by file modes, but a read-only mount stops everyone.
+        const listed = quarry(['ls'], { home: store });
+        expect(listed.code, listed.stderr).toBe(0);
+        expect(listed.stdout).toContain(id);
+        const shown = quarry(['show', id], { home: store });
+        expect(shown.code, shown.stderr).toBe(0);
+        expect(shown.stdout).toContain('## Sources');
+        const exported = quarry(['export', id, '--format', 'json'], { home: store });
+        expect(exported.code, exported.stderr).toBe(0);
+        expect(JSON.parse(exported.stdout).steps.length).toBeGreaterThan(5);
+        const renamed = quarry(['rename', id, 'Renamed'], { home: store });
+        expect(renamed.code).toBe(1);
+        expect(renamed.stderr).toMatch(/is read-only .*listed, shown and exported, not changed/);
+        noStackTrace(renamed);
+      } finally {
+        execFileSync('umount', [mountPoint]);
+      }
+    },
+  );
+
+  it.skipIf(!canMount())(
     'stops clearly on a full disk and resumes once there is room again (needs root to mount)',
     () => {
       const disk = join(home, 'disk');

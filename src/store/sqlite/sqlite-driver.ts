@@ -1,5 +1,15 @@
 import { EventEmitter } from 'node:events';
-import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -138,6 +148,16 @@ function toSqliteParam(value: unknown): unknown {
 const queues = new Map<string, { tail: Promise<unknown>; users: number }>();
 
 /** One better-sqlite3 connection; see `queues` for how its async transactions are serialized. */
+/** True when this process may create files in the folder (false on a read-only mount, even for root). */
+function writable(folder: string): boolean {
+  try {
+    accessSync(folder, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export class SqliteDriver implements SqlDriver {
   readonly dialect = dialect;
   readonly fullText = fullText;
@@ -189,9 +209,12 @@ export class SqliteDriver implements SqlDriver {
   /**
    * The connection, in WAL mode. A store in a folder this process cannot write (a shared store
    * mounted read-only, another user's) cannot keep WAL's shared-memory file there; it is read from
-   * a private snapshot copy instead, so its sessions can still be listed and shown.
+   * a private snapshot copy instead, so its sessions can still be listed, shown and exported.
    */
   private open(path: string, options: SqliteDriverOptions): BetterSqlite3.Database {
+    // A read-only mount refuses writes even to root, whom file modes do not stop: SQLite then fails
+    // with "unable to open database file" on the first read, not with a read-only error.
+    if (existsSync(path) && !writable(dirname(path))) return this.openSnapshot(path);
     try {
       const db = openDatabase(path);
       this.wrapErrors(() => db.pragma('journal_mode = WAL'));
@@ -209,13 +232,28 @@ export class SqliteDriver implements SqlDriver {
     } catch (error) {
       const cause = error instanceof QuarryError ? error.cause : error;
       if ((cause as { code?: string }).code !== 'SQLITE_READONLY_DIRECTORY') throw error;
-      this.snapshotDir = mkdtempSync(join(tmpdir(), 'quarry-read-only-'));
-      const copy = join(this.snapshotDir, basename(path));
-      copyFileSync(path, copy);
-      if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
-      this.readOnly = `its folder ${dirname(path)} cannot be written; reading a copy made ${new Date().toISOString()}`;
-      return openDatabase(copy, { readonly: true });
+      return this.openSnapshot(path);
     }
+  }
+
+  /**
+   * A private copy of the store (with its write-ahead log, or a rollback journal a crash left, so
+   * the copy holds every committed write), opened read-only and removed on close.
+   */
+  private openSnapshot(path: string): BetterSqlite3.Database {
+    this.snapshotDir = mkdtempSync(join(tmpdir(), 'quarry-read-only-'));
+    const copy = join(this.snapshotDir, basename(path));
+    copyFileSync(path, copy);
+    for (const suffix of ['-wal', '-journal'])
+      if (existsSync(`${path}${suffix}`)) copyFileSync(`${path}${suffix}`, `${copy}${suffix}`);
+    this.readOnly = `its folder ${dirname(path)} cannot be written; reading a copy made ${new Date().toISOString()}`;
+    if (existsSync(`${copy}-journal`)) {
+      // A hot rollback journal is rolled back on open, which needs a writable file: the copy's is.
+      const recovering = openDatabase(copy);
+      recovering.prepare('SELECT count(*) FROM sqlite_master').get();
+      recovering.close();
+    }
+    return openDatabase(copy, { readonly: true });
   }
 
   query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
