@@ -246,6 +246,7 @@ export const stepSchema = z
     output: z.unknown().optional(),
     damage: z
       .object({
+        row: z.string().optional(),
         input: z.string().optional(),
         output: z.string().optional(),
         usage: z.string().optional(),
@@ -253,7 +254,8 @@ export const stepSchema = z
       })
       .optional()
       .openapi({
-        description: 'Payloads the store holds but cannot read back (damage on disk), each with what is wrong.',
+        description:
+          'Payloads the store holds but cannot read back (damage on disk), each with what is wrong; `row` when the whole row is unreadable (the step is then listed as failed, with only its place known).',
       }),
   })
   .openapi('Step');

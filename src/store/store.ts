@@ -158,6 +158,8 @@ export interface StepRecord {
 
 /** Which payloads of a step are damaged in the store, and how; a damaged payload reads as absent. */
 export interface StepDamage {
+  /** The whole row could not be read: the step is shown as failed, with only its place known. */
+  row?: string;
   input?: string;
   output?: string;
   usage?: string;

@@ -1,11 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  closeSync,
   cpSync,
   mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -173,6 +175,46 @@ describe('the SQLite store under faults, through the real executable', () => {
     };
     const plan = file.steps.find((step) => step.key === 'plan');
     expect(plan).toMatchObject({ status: 'failed', error: { code: 'STORE_CORRUPT' } });
+  });
+
+  it('shows and exports a journal with a damaged page of its steps: the rows that read, and which do not (issue 45)', () => {
+    const run = quarry(['--json', 'run', 'How do tides work?', '--docs', docs]);
+    expect(run.code, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    // A leaf page of the steps table overwritten, as a bad sector or a torn write leaves it.
+    const file = join(home, 'quarry.db');
+    const db = new BetterSqlite3(file);
+    const leaves = db
+      .prepare("SELECT pageno FROM dbstat WHERE name = 'steps' AND pagetype = 'leaf' ORDER BY pageno")
+      .all() as { pageno: number }[];
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const total = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
+    db.close();
+    expect(leaves.length).toBeGreaterThan(1);
+    const handle = openSync(file, 'r+');
+    writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (leaves[0]!.pageno - 1) * pageSize);
+    closeSync(handle);
+
+    const steps = quarry(['show', id.slice(0, 8), '--steps']);
+    expect(steps.code, steps.stderr).toBe(0);
+    expect(steps.stdout).toContain('· completed ·');
+    expect(steps.stdout).toContain('· failed ·');
+    const exported = quarry(['export', id, '--format', 'json', '-o', join(home, 'session.json')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(/could not read back \d+ part/);
+    expect(exported.stderr).toMatch(/its row: it is on a damaged page of the store/);
+    noStackTrace(exported);
+    const written = JSON.parse(readFileSync(join(home, 'session.json'), 'utf8')) as {
+      steps: { key: string; status: string; error: { code: string } | null }[];
+    };
+    const unreadable = written.steps.filter((step) => step.error?.code === 'STORE_CORRUPT');
+    const readable = written.steps.filter((step) => step.status === 'completed');
+    expect(unreadable.length).toBeGreaterThan(0);
+    expect(readable.length).toBeGreaterThan(0);
+    expect(unreadable.length + readable.length).toBe(total);
+    // The file imports elsewhere, the unreadable steps to be run again.
+    const imported = quarry(['--json', 'import', join(home, 'session.json')], { home: join(home, 'elsewhere') });
+    expect(imported.code, imported.stderr).toBe(0);
   });
 
   it.skipIf(!canMount())(

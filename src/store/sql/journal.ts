@@ -27,6 +27,7 @@ import {
 } from './codec.ts';
 import { checkFence, readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
+import { isDamage, salvageSteps } from './salvage.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
@@ -259,8 +260,29 @@ export async function loadJournal(
   options: { includeSuperseded?: boolean } = {},
 ): Promise<StepRecord[]> {
   const filter = options.includeSuperseded ? '' : " AND s.status <> 'superseded'";
-  const rows = await ctx.driver.query(`${JOURNAL_SELECT} WHERE s.run_id = ?${filter} ORDER BY s.seq`, [runId]);
-  return rows.map(toStepRecord);
+  try {
+    const rows = await ctx.driver.query(`${JOURNAL_SELECT} WHERE s.run_id = ?${filter} ORDER BY s.seq`, [runId]);
+    return rows.map(toStepRecord);
+  } catch (error) {
+    const salvaged = isDamage(error)
+      ? await salvageSteps(ctx, [runId], JOURNAL_SELECT, (row) => live(toStepRecord(row), options), options)
+      : null;
+    if (!salvaged) throw error;
+    return salvaged;
+  }
+}
+
+/** A step as a listing without superseded steps keeps it (null: left out). */
+function live<T extends StepRecord>(step: T, options: { includeSuperseded?: boolean }): T | null {
+  return options.includeSuperseded || step.status !== 'superseded' ? step : null;
+}
+
+/** The ids of a session's runs, in their order (for reading a damaged journal run by run). */
+async function runIdsOf(ctx: SqlContext, sessionId: string, runId?: string): Promise<string[]> {
+  const rows = await ctx.driver.query<{ id: string }>('SELECT id FROM runs WHERE session_id = ? ORDER BY number', [
+    sessionId,
+  ]);
+  return rows.map((row) => row.id).filter((id) => runId === undefined || id === runId);
 }
 
 function withPrompt(row: Row): StepDetail {
@@ -293,8 +315,25 @@ export async function listSteps(
     params.push(options.phase);
   }
   if (!options.includeSuperseded) sql += " AND s.status <> 'superseded'";
-  const rows = await ctx.driver.query(`${sql} ORDER BY r.number, s.seq`, params);
-  return rows.map(withPrompt);
+  try {
+    const rows = await ctx.driver.query(`${sql} ORDER BY r.number, s.seq`, params);
+    return rows.map(withPrompt);
+  } catch (error) {
+    if (!isDamage(error)) throw error;
+    const select = `SELECT ${STEP_COLUMNS}, ${blobData('input')} AS input_data, ${blobData('output')} AS output_data${prompt} FROM steps s`;
+    const salvaged = await salvageSteps(
+      ctx,
+      await runIdsOf(ctx, sessionId, options.runId),
+      select,
+      (row) => {
+        const step = live(withPrompt(row), options);
+        return step && (options.phase === undefined || step.phase === options.phase) ? step : null;
+      },
+      options,
+    );
+    if (!salvaged) throw error;
+    return options.phase === undefined ? salvaged : salvaged.filter((step) => step.phase === options.phase);
+  }
 }
 
 export async function listStepUsage(
@@ -303,13 +342,33 @@ export async function listStepUsage(
   scope: OwnerScope = {},
 ): Promise<StepUsageRecord[]> {
   await readSession(ctx, ctx.driver, sessionId, scope);
-  const rows = await ctx.driver.query<{ key: string; usage: string | null }>(
-    `SELECT s.key, s.usage FROM steps s JOIN runs r ON r.id = s.run_id
-     WHERE s.session_id = ? AND (s.status = 'completed' OR (s.status = 'superseded' AND s.ended_at IS NOT NULL AND s.error_code IS NULL))
-     ORDER BY r.number, s.seq`,
-    [sessionId],
-  );
-  return rows.map((row) => ({ key: row.key, usage: row.usage ? (decodeJson(row.usage) as StepUsage) : null }));
+  const usageOf = (row: { key: string; usage: string | null }) => ({
+    key: row.key,
+    usage: row.usage ? (decodeJson(row.usage) as StepUsage) : null,
+  });
+  try {
+    const rows = await ctx.driver.query<{ key: string; usage: string | null }>(
+      `SELECT s.key, s.usage FROM steps s JOIN runs r ON r.id = s.run_id
+       WHERE s.session_id = ? AND (s.status = 'completed' OR (s.status = 'superseded' AND s.ended_at IS NOT NULL AND s.error_code IS NULL))
+       ORDER BY r.number, s.seq`,
+      [sessionId],
+    );
+    return rows.map(usageOf);
+  } catch (error) {
+    if (!isDamage(error)) throw error;
+    // What could be read: a damaged row's usage is unknown, and counted as none.
+    const salvaged = await salvageSteps(
+      ctx,
+      await runIdsOf(ctx, sessionId),
+      'SELECT s.key, s.usage, s.status, s.ended_at, s.error_code FROM steps s',
+      (row) =>
+        row.status === 'completed' || (row.status === 'superseded' && row.ended_at !== null && row.error_code === null)
+          ? usageOf(row as { key: string; usage: string | null })
+          : null,
+    );
+    if (!salvaged) throw error;
+    return salvaged.filter((entry): entry is StepUsageRecord => !('runId' in entry));
+  }
 }
 
 export async function getStep(ctx: SqlContext, runId: string, key: string): Promise<StepDetail> {
