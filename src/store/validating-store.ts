@@ -4,7 +4,14 @@ import { errorCodes, invalidInput, QuarryError } from '../shared/errors.ts';
 import { type EventType, eventTypes } from '../shared/events.ts';
 import { findNul } from './find-nul.ts';
 import { sessionSnapshotSchema } from './snapshot-schema.ts';
-import { finishedStatuses, messageRoles, type Store, sessionStatuses, stepKinds } from './store.ts';
+import {
+  finishedStatuses,
+  messageRoles,
+  type SessionSnapshot,
+  type Store,
+  sessionStatuses,
+  stepKinds,
+} from './store.ts';
 
 /** Size limits enforced at the store's edge, whatever the caller. */
 export const limits = {
@@ -122,8 +129,44 @@ const beginStep = () =>
     events: events(),
   });
 
-/** Positional argument schemas per method; methods not listed take no checked arguments. */
-const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
+/**
+ * A schema the store's edge applies more narrowly than its operation's type, on purpose (the reason
+ * stands beside each use): typed as accepting the whole type, so the signature check lets it by.
+ */
+const asNarrowAs =
+  <T>() =>
+  <S extends z.ZodType>(schema: S): z.ZodType<T, T> =>
+    schema as unknown as z.ZodType<T, T>;
+
+/** The operations (methods) of a store-like interface. */
+export type OperationOf<S> = { [K in keyof S]: S[K] extends (...args: never[]) => unknown ? K : never }[keyof S];
+type Operation = OperationOf<Store>;
+
+/** A schema table: every operation of `S`, each with one schema per argument (`null`: nothing to check). */
+export type SchemaTable<S> = { [K in OperationOf<S>]: readonly z.ZodType[] | null };
+
+/**
+ * An operation's argument schemas as checked against its signature: one per positional argument,
+ * each accepting every value the argument's type allows (a schema that drifted narrower than its
+ * operation's signature, or one too few or too many, is `never` here and fails to compile).
+ */
+type Checked<T, P> = T extends null
+  ? null
+  : T extends readonly z.ZodType[]
+    ? P extends readonly unknown[]
+      ? T['length'] extends P['length']
+        ? { [I in keyof T]: I extends keyof P ? ([P[I]] extends [z.input<T[I]>] ? T[I] : never) : never }
+        : never
+      : never
+    : never;
+
+/** The table a schema table must also be: each entry checked against its operation of `S`. */
+export type CheckedTable<S, T extends SchemaTable<S>> = {
+  [K in OperationOf<S>]: Checked<T[K], S[K] extends (...args: infer P) => unknown ? P : never>;
+};
+
+/** Positional argument schemas of every operation (`null`: an operation with no arguments to check). */
+const argumentSchemas = {
   createSession: [
     z.object({
       id: optional(id()),
@@ -216,11 +259,14 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
   getStep: [id(), stepKey()],
   putBlob: [
     id(),
-    z.instanceof(Uint8Array).check(
-      z.refine((data) => data.byteLength <= limits.blobBytes, {
-        message: `exceeds ${limits.blobBytes} bytes`,
-        params: { tooLarge: true },
-      }),
+    // (`instanceof` types its value as a Uint8Array over an ArrayBuffer; any Uint8Array is taken.)
+    asNarrowAs<Uint8Array>()(
+      z.instanceof(Uint8Array).check(
+        z.refine((data) => data.byteLength <= limits.blobBytes, {
+          message: `exceeds ${limits.blobBytes} bytes`,
+          params: { tooLarge: true },
+        }),
+      ),
     ),
   ],
   getBlob: [sha256Hex('must be a sha-256 hex digest')],
@@ -347,7 +393,11 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       pathPrefixes: optional(list(z.string().check(z.minLength(1), z.maxLength(4000)), 50)),
     }),
   ],
-  importSession: [sessionSnapshotSchema, z.object({ ownerId: id(), admission: admission() })],
+  // An export never holds superseded steps (they are left out when it is written): narrower on purpose.
+  importSession: [
+    asNarrowAs<SessionSnapshot>()(sessionSnapshotSchema),
+    z.object({ ownerId: id(), admission: admission() }),
+  ],
   forkSession: [
     z.object({
       sessionId: id(),
@@ -370,11 +420,25 @@ const argumentSchemas: Partial<Record<keyof Store, z.ZodType[]>> = {
       signal: optional(z.instanceof(AbortSignal)),
     }),
   ],
-};
+  // Nothing a caller sends to check: the store's own description, its end, and its listeners.
+  info: null,
+  close: null,
+  subscribe: null,
+  onRunnable: null,
+  listUsers: [],
+  hasUsers: [],
+} as const satisfies SchemaTable<Store>;
 
-function schemasOf(method: PropertyKey): z.ZodType[] | undefined {
+/**
+ * Every operation's schemas checked against its signature: an operation without an entry, or with
+ * schemas that do not fit its signature, does not compile (see `Checked`).
+ */
+const checkedAgainstStore: CheckedTable<Store, typeof argumentSchemas> = argumentSchemas;
+void checkedAgainstStore;
+
+function schemasOf(method: PropertyKey): readonly z.ZodType[] | undefined {
   if (typeof method !== 'string' || !Object.hasOwn(argumentSchemas, method)) return undefined;
-  return argumentSchemas[method as keyof Store];
+  return argumentSchemas[method as Operation] ?? undefined;
 }
 
 function toQuarryError(method: string, position: number, error: z.ZodError): QuarryError {

@@ -3,9 +3,12 @@
  * Each `@ts-expect-error` marks a mistake that must not compile: if it ever compiles, the directive
  * itself is an error and the type check fails.
  */
+
+import * as z from 'zod';
 import type { ResearchContext } from '../../src/research/research-context.ts';
 import { stepOutput } from '../../src/research/step-outputs.ts';
 import type { StepRecord } from '../../src/store/store.ts';
+import type { CheckedTable, SchemaTable } from '../../src/store/validating-store.ts';
 
 export function misspelledPhase(ctx: ResearchContext) {
   // @ts-expect-error a phase outside the research workflow's vocabulary
@@ -24,3 +27,22 @@ export function wrongStepOutputRead(step: StepRecord) {
   // @ts-expect-error no such kind of research step
   void stepOutput(step, 'reed');
 }
+
+/** A store of two operations, checked as the validating store checks the real one. */
+interface TwoOperations {
+  get(id: string): Promise<void>;
+  put(id: string, count: number): Promise<void>;
+}
+const table = { get: [z.string()], put: [z.string(), z.number()] } as const satisfies SchemaTable<TwoOperations>;
+export const checked: CheckedTable<TwoOperations, typeof table> = table;
+
+// @ts-expect-error an operation without its schemas
+export const forgotten = { get: [z.string()] } as const satisfies SchemaTable<TwoOperations>;
+
+const drifted = { get: [z.number()], put: [z.string(), z.number()] } as const satisfies SchemaTable<TwoOperations>;
+// @ts-expect-error a schema that no longer accepts its argument's type (a number where it takes a string)
+export const driftedChecked: CheckedTable<TwoOperations, typeof drifted> = drifted;
+
+const short = { get: [z.string()], put: [z.string()] } as const satisfies SchemaTable<TwoOperations>;
+// @ts-expect-error one schema short of the operation's arguments
+export const shortChecked: CheckedTable<TwoOperations, typeof short> = short;
