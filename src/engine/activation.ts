@@ -6,7 +6,7 @@ import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { event } from '../shared/events.ts';
 import { withRetry } from '../shared/retry.ts';
 import { inSpan, SpanKind, traceContextFrom } from '../shared/tracing.ts';
-import type { ErrorInfo, Lease, ReleaseInput, Store } from '../store/store.ts';
+import type { EngineStore, ErrorInfo, Lease, ReleaseInput } from '../store/store.ts';
 import { keepLease } from './lease.ts';
 import { computeResumePoint } from './resume-point.ts';
 import { RunContext } from './run-context.ts';
@@ -41,7 +41,7 @@ export interface ActivationResult {
 
 /** What an activation needs of the runner that starts it. */
 export interface ActivationOptions {
-  store: Store;
+  store: EngineStore;
   workflows: WorkflowRegistry;
   workerId: string;
   ttlMs: number;

@@ -6,6 +6,7 @@ import { reportOperation } from '../shared/operations.ts';
 import { withRetry } from '../shared/retry.ts';
 import { inSpan } from '../shared/tracing.ts';
 import type {
+  EngineStore,
   ErrorInfo,
   EventInput,
   Lease,
@@ -15,7 +16,6 @@ import type {
   StepPrompt,
   StepRecord,
   StepUsage,
-  Store,
 } from '../store/store.ts';
 import { RunSession } from './run-session.ts';
 import { endsOnPurpose, InterruptSignal, LeaseLostSignal, WaitForInputSignal } from './signals.ts';
@@ -56,7 +56,7 @@ export interface WaitForInputOptions<Phase extends string = string> {
 }
 
 export interface RunContextOptions {
-  store: Store;
+  store: EngineStore;
   lease: Lease;
   session: Session;
   run: Run;
@@ -140,7 +140,7 @@ export class RunContext<Phase extends string = string> {
   private readonly leaseLost: AbortSignal;
   /** The session as this run may read and change it; every write is fenced by the lease. */
   readonly session: RunSession;
-  private readonly store: Store;
+  private readonly store: EngineStore;
   private readonly lease: Lease;
   private readonly records = new Map<string, StepRecord>();
   private readonly usedKeys = new Set<string>();

@@ -6,7 +6,7 @@ import { raceAbort } from '../shared/concurrency.ts';
 import { reportOperation } from '../shared/operations.ts';
 import { thisProcess } from '../shared/process-identity.ts';
 import { recordSpan } from '../shared/tracing.ts';
-import type { Lease, SessionStatus, Store } from '../store/store.ts';
+import type { EngineStore, Lease, SessionStatus } from '../store/store.ts';
 import { Activation, type ActivationResult } from './activation.ts';
 import { claimOrTakeOver } from './lease.ts';
 import { InterruptSignal } from './signals.ts';
@@ -15,7 +15,7 @@ import type { WorkflowRegistry } from './workflow.ts';
 export type { ActivationResult, ActivationStatus } from './activation.ts';
 
 export interface RunnerOptions {
-  store: Store;
+  store: EngineStore;
   workflows: WorkflowRegistry;
   /** Names this worker in leases; default `host:pid:random`. */
   workerId?: string;
@@ -53,7 +53,7 @@ export interface RunSessionOptions {
  */
 export class Runner {
   readonly workerId: string;
-  private readonly store: Store;
+  private readonly store: EngineStore;
   private readonly workflows: WorkflowRegistry;
   private readonly concurrency: number;
   private readonly ttlMs: number;

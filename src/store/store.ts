@@ -865,6 +865,12 @@ export interface Accounts {
  * Everything a backend implements: each concern above, plus what the backend is and its closing.
  * Callers take the narrowest part they need (the indexer a `Corpus`, sign-in the `Accounts`).
  */
+/**
+ * What the engine (runner, activation, run context) uses of the store: sessions, their journal and
+ * their events; never the corpus or the accounts.
+ */
+export type EngineStore = SessionStore & Journal & EventLog;
+
 export interface Store extends SessionStore, Journal, EventLog, Corpus, Accounts {
   info(): StoreInfo;
   /** Closes the connections; any call after it throws `STORE_UNAVAILABLE`. */

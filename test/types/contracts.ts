@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import type { ResearchContext } from '../../src/research/research-context.ts';
 import { stepOutput } from '../../src/research/step-outputs.ts';
-import type { StepRecord } from '../../src/store/store.ts';
+import type { EngineStore, StepRecord } from '../../src/store/store.ts';
 import type { CheckedTable, SchemaTable } from '../../src/store/validating-store.ts';
 
 export function misspelledPhase(ctx: ResearchContext) {
@@ -46,3 +46,11 @@ export const driftedChecked: CheckedTable<TwoOperations, typeof drifted> = drift
 const short = { get: [z.string()], put: [z.string()] } as const satisfies SchemaTable<TwoOperations>;
 // @ts-expect-error one schema short of the operation's arguments
 export const shortChecked: CheckedTable<TwoOperations, typeof short> = short;
+
+export function engineConcerns(store: EngineStore) {
+  void store.beginStep;
+  // @ts-expect-error the engine takes sessions, journal and events, never the corpus
+  void store.searchPassages;
+  // @ts-expect-error nor the accounts
+  void store.listUsers;
+}
