@@ -22,6 +22,7 @@ import type { ChannelValueRow, CheckpointRow, CheckpointTables } from '../store/
 import { threadExternalId } from '../store/checkpoint-tables.ts';
 import { openCheckpointStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
+import { nextNodes, statusOfWrites, ThreadStatuses } from './thread-status.ts';
 
 /** Values at least this large are stored deflated (when that makes them smaller). */
 const DEFLATE_FROM_BYTES = 1024;
@@ -69,6 +70,8 @@ export class QuarrySaver extends BaseCheckpointSaver {
   private readonly grown = new Map<string, Grown>();
   /** The value references of the newest checkpoint put per (session, namespace): usually the next one's parent. */
   private readonly lastRefs = new Map<string, { id: string; refs: Record<string, string> }>();
+  /** Each thread's status on its session, as its latest checkpoint and writes say (`thread-status.ts`). */
+  private readonly statuses: ThreadStatuses;
 
   constructor(
     private readonly store: Store,
@@ -76,6 +79,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
     serde?: SerializerProtocol,
   ) {
     super(serde);
+    this.statuses = new ThreadStatuses(store);
   }
 
   /** Opens (creating and migrating on first use) a store: a SQLite file path or a `postgres://` URL. */
@@ -106,6 +110,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
   private async findOrCreate(threadId: string, create: boolean): Promise<string | null> {
     const externalId = threadExternalId(threadId);
     const existing = await this.store.findSessionByExternalId(externalId, { ownerId: THREAD_OWNER });
+    if (existing) this.statuses.remember(existing.id, existing.status);
     if (existing || !create) return existing?.id ?? null;
     try {
       const session = await this.store.createSession({
@@ -117,6 +122,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
         status: 'interrupted',
         externalId,
       });
+      this.statuses.remember(session.id, session.status);
       return session.id;
     } catch (error) {
       // Another process created it first: use theirs.
@@ -244,6 +250,14 @@ export class QuarrySaver extends BaseCheckpointSaver {
       values: stored,
     });
     this.lastRefs.set(`${sessionId}\u0000${ns}`, { id: checkpoint.id, refs: valueRefs });
+    // The thread's own graph (not a subgraph's namespace) says where the thread stands.
+    if (ns === '')
+      await this.statuses.set(
+        sessionId,
+        checkpoint.id,
+        nextNodes(checkpoint).length > 0 ? 'interrupted' : 'completed',
+        false,
+      );
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -266,11 +280,14 @@ export class QuarrySaver extends BaseCheckpointSaver {
       }),
     );
     await this.tables.putWrites(sessionId, ns, checkpointId, rows);
+    const status = ns === '' ? statusOfWrites(writes) : null;
+    if (status) await this.statuses.set(sessionId, checkpointId, status, true);
   }
 
   async deleteThread(threadId: string): Promise<void> {
     const sessionId = await this.sessionOf(String(threadId), false);
     this.sessions.delete(String(threadId));
+    if (sessionId) this.statuses.forget(sessionId);
     for (const key of this.grown.keys()) if (key.startsWith(`${threadId}\u0000`)) this.grown.delete(key);
     if (!sessionId) return;
     try {

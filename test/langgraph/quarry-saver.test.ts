@@ -1,4 +1,4 @@
-import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
+import { Annotation, Command, END, interrupt, MemorySaver, START, StateGraph } from '@langchain/langgraph';
 import { type BaseCheckpointSaver, emptyCheckpoint } from '@langchain/langgraph-checkpoint';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -143,6 +143,47 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect((await store.listSessions({ ownerId: 'local' })).sessions).toEqual([]);
       expect(await scalar(location, 'SELECT COUNT(*) AS n FROM blobs')).toBe(0);
       expect(await saver.getTuple({ configurable: { thread_id: 'listed' } })).toBeUndefined();
+    });
+
+    it('keeps a thread’s status as its checkpoints say: waiting at an interrupt, completed, stopped, failed (issue 45)', {
+      timeout: within(60_000),
+    }, async () => {
+      const { saver, location } = await open();
+      const store = await openStore({ db: location });
+      cleanups.push(() => store.close());
+      const statusOf = async (thread: string) =>
+        (await store.findSessionByExternalId(`langgraph:${thread}`, { ownerId: 'local' }))?.status;
+      const asking = new StateGraph(State)
+        .addNode('ask', () => ({ count: Number(interrupt('How many?')) }))
+        .addNode('fail', (state) => {
+          if (state.target < 0) throw new Error('a node that fails');
+          return { target: state.target };
+        })
+        .addEdge(START, 'ask')
+        .addEdge('ask', 'fail')
+        .addEdge('fail', END)
+        .compile({ checkpointer: saver });
+      const waiting = { configurable: { thread_id: 'asks' } };
+      await asking.invoke({ target: 1 }, waiting);
+      expect((await asking.getState(waiting)).next).toEqual(['ask']);
+      expect(await statusOf('asks')).toBe('waiting');
+      await asking.invoke(new Command({ resume: 2 }), waiting);
+      expect((await asking.getState(waiting)).next).toEqual([]);
+      expect(await statusOf('asks')).toBe('completed');
+
+      const failing = { configurable: { thread_id: 'fails' } };
+      await asking.invoke({ target: -1 }, failing);
+      await expect(asking.invoke(new Command({ resume: 1 }), failing)).rejects.toThrow('a node that fails');
+      expect(await statusOf('fails')).toBe('failed');
+
+      // Stopped before a node (as a crash between steps leaves it): interrupted until invoked again.
+      const stopping = graph().compile({ checkpointer: saver, interruptBefore: ['work'] });
+      const stopped = { configurable: { thread_id: 'stops' } };
+      await stopping.invoke({ target: 2 }, stopped);
+      expect((await stopping.getState(stopped)).next).toEqual(['work']);
+      expect(await statusOf('stops')).toBe('interrupted');
+      await graph().compile({ checkpointer: saver }).invoke(null, stopped);
+      expect(await statusOf('stops')).toBe('completed');
     });
   });
 }

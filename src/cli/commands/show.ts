@@ -39,6 +39,13 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
         } = await services();
         const context = await runtime.open();
         const view = await showSession(context, await resolveSessionId(context, id));
+        // A LangGraph thread has no journal of Quarry's: its graph's checkpoints say where it stands.
+        if (view.session.workflow.name === 'langgraph') {
+          const { showGraphThread } = await import('../graph-thread.ts');
+          if (!runtime.json)
+            printLine(`${view.session.title}\n\nid        ${view.session.id}\nstatus    ${view.session.status}`);
+          return showGraphThread(runtime, view.session);
+        }
         // The whole journal is read for the conversation too: its answered questions are steps.
         const steps = await listSessionSteps(context, view.session.id, { includePrompts: options.prompts });
         const conversation = conversationWithExchanges(view.messages, steps);

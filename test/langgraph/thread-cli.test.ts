@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
+import { afterEach, describe, expect, it } from 'vitest';
+import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
+import { within } from '../support/bounds.ts';
+import { childEnv } from '../support/child-env.ts';
+import { saverLocation } from './saver-initializer.ts';
+
+const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin', 'quarry');
+
+const State = Annotation.Root({
+  asked: Annotation<string>({ reducer: (_current, update) => update, default: () => '' }),
+  count: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
+});
+
+/** The built CLI on the saver's store (no model server in this process: a synchronous spawn is safe). */
+function quarry(db: string, args: string[]) {
+  const result = spawnSync(process.execPath, [bin, '--db', db, ...args], {
+    env: childEnv(),
+    encoding: 'utf8',
+    timeout: within(60_000),
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('LangGraph threads in the CLI (issue 45)', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('lists a thread with its status and shows where it stands, its state and its checkpoints', {
+    timeout: within(120_000),
+  }, async () => {
+    const { location, drop } = saverLocation('sqlite');
+    const saver = await QuarrySaver.open(location);
+    cleanups.push(drop, () => saver.close());
+    const app = new StateGraph(State)
+      .addNode('greet', () => ({ asked: 'How many tides a day?' }))
+      .addNode('ask', (state) => ({ count: Number(interrupt(state.asked)) }))
+      .addEdge(START, 'greet')
+      .addEdge('greet', 'ask')
+      .addEdge('ask', END)
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: 'tides-7' } };
+    await app.invoke({}, config);
+
+    const listed = quarry(location, ['ls']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/LangGraph thread tides-7\s+waiting/);
+    const id = /^([0-9a-f]{8})\s+LangGraph thread tides-7/m.exec(listed.stdout)![1]!;
+
+    const shown = quarry(location, ['show', id]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('LangGraph thread tides-7 (run by its graph');
+    expect(shown.stdout).toContain('next: ask');
+    expect(shown.stdout).toContain('waiting at an interrupt:');
+    expect(shown.stdout).toContain('How many tides a day?');
+    expect(shown.stdout).toContain('asked: "How many tides a day?"');
+    expect(shown.stdout).toMatch(/Checkpoints \(newest first\):\n( {2}\S+ · step -?\d+ · \w+ · .+\n){3}/);
+
+    const json = JSON.parse(quarry(location, ['--json', 'show', id]).stdout) as {
+      type: string;
+      next: string[];
+      values: { asked: string };
+      checkpoints: { step: number }[];
+    };
+    expect(json).toMatchObject({ type: 'langgraph-thread', next: ['ask'], values: { asked: 'How many tides a day?' } });
+    let stored = 0;
+    for await (const _tuple of saver.list(config)) stored += 1;
+    expect(json.checkpoints.length).toBe(stored);
+
+    await app.invoke(new Command({ resume: 2 }), config);
+    expect(quarry(location, ['ls']).stdout).toMatch(/LangGraph thread tides-7\s+completed/);
+    const done = quarry(location, ['show', id]);
+    expect(done.stdout).toContain('next: nothing (the graph reached its end)');
+    expect(done.stdout).toContain('count: 2');
+  });
+});
