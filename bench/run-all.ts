@@ -14,6 +14,7 @@ const groups: Record<string, string[]> = {
     'compare/compare-listing',
     'compare/compare-crash',
     'compare/compare-fanout',
+    'compare/compare-saver-crash',
   ],
   store: ['store-storage', 'store-listing', 'store-commit-latency', 'store-search'],
   engine: ['engine-overhead', 'engine-resume'],

@@ -56,26 +56,25 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
           input.body,
           ...input.values.map((value) => value.value),
         ]);
-        for (const [index, value] of input.values.entries()) {
-          const hash = hashes[index];
+        // Every value in one statement (a checkpoint stores one version per channel).
+        if (input.values.length > 0)
           await tx.query(
             `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+             VALUES ${input.values.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
              ON CONFLICT (session_id, checkpoint_ns, channel, version, origin) DO UPDATE SET value_type = excluded.value_type,
                value_blob = excluded.value_blob, base_version = excluded.base_version, base_origin = excluded.base_origin`,
-            [
+            input.values.flatMap((value, index) => [
               input.sessionId,
               input.ns,
               value.channel,
               value.version,
               input.id,
               value.valueType,
-              hash,
+              hashes[index],
               value.baseVersion,
               value.baseOrigin,
-            ],
+            ]),
           );
-        }
         await tx.query(
           `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})
@@ -169,17 +168,22 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
           sessionId,
           writes.map((write) => write.value),
         );
-        for (const [index, write] of writes.entries()) {
-          const hash = hashes[index];
+        // One statement per kind of write: special writes (errors, interrupts: idx < 0) replace the
+        // task's earlier one, ordinary writes are kept as first written.
+        for (const special of [false, true]) {
+          const rows = writes.flatMap((write, index) =>
+            write.idx < 0 === special ? [{ write, hash: hashes[index] }] : [],
+          );
+          if (rows.length === 0) continue;
           await tx.query(
             `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+             VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
              ON CONFLICT (session_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
-               write.idx < 0
+               special
                  ? 'DO UPDATE SET channel = excluded.channel, value_type = excluded.value_type, value_blob = excluded.value_blob, task_path = excluded.task_path'
                  : 'DO NOTHING'
              }`,
-            [
+            rows.flatMap(({ write, hash }) => [
               sessionId,
               ns,
               checkpointId,
@@ -189,7 +193,7 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
               write.valueType,
               hash,
               write.taskPath,
-            ],
+            ]),
           );
         }
       }),

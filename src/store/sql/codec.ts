@@ -65,17 +65,22 @@ export async function putBlobsInTx(
 ): Promise<string[]> {
   const hashes = items.map((data) => sha256(data));
   const unique = new Map(hashes.map((hash, index) => [hash, items[index]!]));
-  for (const hash of [...unique.keys()].sort()) {
-    const data = unique.get(hash)!;
-    await tx.query(
-      `INSERT INTO blobs (hash, size, data, created_at) VALUES (?, ?, ?, ${nowMs}) ON CONFLICT (hash) DO NOTHING`,
-      [hash, data.byteLength, Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
-    );
-    await tx.query('INSERT INTO blob_refs (session_id, hash) VALUES (?, ?) ON CONFLICT (session_id, hash) DO NOTHING', [
-      sessionId,
-      hash,
-    ]);
-  }
+  const sorted = [...unique.keys()].sort();
+  if (sorted.length === 0) return hashes;
+  // Two statements whatever the count (rows are taken in the VALUES order, so the hash order holds).
+  await tx.query(
+    `INSERT INTO blobs (hash, size, data, created_at) VALUES ${sorted.map(() => `(?, ?, ?, ${nowMs})`).join(', ')}
+     ON CONFLICT (hash) DO NOTHING`,
+    sorted.flatMap((hash) => {
+      const data = unique.get(hash)!;
+      return [hash, data.byteLength, Buffer.from(data.buffer, data.byteOffset, data.byteLength)];
+    }),
+  );
+  await tx.query(
+    `INSERT INTO blob_refs (session_id, hash) VALUES ${sorted.map(() => '(?, ?)').join(', ')}
+     ON CONFLICT (session_id, hash) DO NOTHING`,
+    sorted.flatMap((hash) => [sessionId, hash]),
+  );
   return hashes;
 }
 

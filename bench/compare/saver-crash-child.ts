@@ -1,0 +1,69 @@
+/**
+ * The worker of the saver crash benchmark: `saver-crash-child.ts <quarry|postgres> <schema> <thread> <log>`.
+ * Runs (or continues) a LangGraph thread of ROUNDS rounds of WIDTH parallel nodes on the named
+ * checkpointer in that PostgreSQL schema, logging `start <round>:<node>` and `end …` as nodes run.
+ */
+import { appendFileSync } from 'node:fs';
+import { Annotation, type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
+import { pgBenchUrl } from '../bench-lib.ts';
+
+export const ROUNDS = 8;
+export const WIDTH = 4;
+/** How long each node works, in ms. */
+const WORK_MS = 40;
+
+const State = Annotation.Root({
+  round: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
+  done: Annotation<string[]>({ reducer: (current, update) => current.concat(update), default: () => [] }),
+});
+
+export async function openSaver(kind: 'quarry' | 'postgres', schema: string): Promise<BaseCheckpointSaver> {
+  if (kind === 'quarry') {
+    const url = new URL(pgBenchUrl);
+    url.searchParams.set('schema', schema);
+    return QuarrySaver.open(url.toString());
+  }
+  const saver = PostgresSaver.fromConnString(pgBenchUrl, { schema });
+  await saver.setup();
+  return saver;
+}
+
+export async function closeSaver(saver: BaseCheckpointSaver): Promise<void> {
+  if (saver instanceof QuarrySaver) await saver.close();
+  if (saver instanceof PostgresSaver) await saver.end();
+}
+
+/** Runs the thread to its end, from where its checkpoints left it. */
+export async function runThread(saver: BaseCheckpointSaver, thread: string, log: string): Promise<void> {
+  const graph = new StateGraph(State)
+    .addNode('plan', (state) => ({ round: state.round + 1 }))
+    .addNode('join', () => ({}));
+  const nodes = Array.from({ length: WIDTH }, (_, index) => `n${index}`);
+  for (const name of nodes)
+    graph.addNode(name, async (state) => {
+      appendFileSync(log, `start ${state.round}:${name}\n`);
+      await new Promise((resolve) => setTimeout(resolve, WORK_MS));
+      appendFileSync(log, `end ${state.round}:${name}\n`);
+      return { done: [`${state.round}:${name}`] };
+    });
+  const wired = graph as unknown as StateGraph<typeof State.spec, typeof State.State, typeof State.Update, string>;
+  wired.addEdge(START, 'plan');
+  for (const name of nodes) {
+    wired.addEdge('plan', name);
+    wired.addEdge(name, 'join');
+  }
+  wired.addConditionalEdges('join', (state) => (state.round < ROUNDS ? 'plan' : END));
+  const app = wired.compile({ checkpointer: saver });
+  const config = { configurable: { thread_id: thread }, recursionLimit: ROUNDS * 4 + 10 };
+  const state = await app.getState(config);
+  await app.invoke(state.next.length ? null : {}, config);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [kind, schema, thread, log] = process.argv.slice(2) as ['quarry' | 'postgres', string, string, string];
+  const saver = await openSaver(kind, schema);
+  await runThread(saver, thread, log);
+  await closeSaver(saver);
+}
