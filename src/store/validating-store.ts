@@ -1,8 +1,23 @@
 import * as z from 'zod';
-import { nullable, optional } from 'zod';
+import { optional } from 'zod';
 import { errorCodes, invalidInput, QuarryError } from '../shared/errors.ts';
 import { type EventType, eventTypes } from '../shared/events.ts';
 import { findNul } from './find-nul.ts';
+import {
+  bigText,
+  int,
+  jsonSize,
+  limits,
+  list,
+  maybe,
+  number,
+  payload,
+  sha256Hex,
+  someOf,
+  text,
+  traceparent,
+} from './schema-parts.ts';
+import { asNarrowAs, type CheckedTable, type OperationOf, type SchemaTable } from './schema-table.ts';
 import { sessionSnapshotSchema } from './snapshot-schema.ts';
 import {
   finishedStatuses,
@@ -12,67 +27,6 @@ import {
   sessionStatuses,
   stepKinds,
 } from './store.ts';
-
-/** Size limits enforced at the store's edge, whatever the caller. */
-export const limits = {
-  titleChars: 300,
-  questionChars: 100_000,
-  messageChars: 1_000_000,
-  settingsBytes: 64 * 1024,
-  /** One step's input or output, as JSON. */
-  payloadBytes: 16 * 1024 * 1024,
-  blobBytes: 32 * 1024 * 1024,
-  listLimit: 500,
-} as const;
-
-function jsonSize(value: unknown): number {
-  if (value === undefined) return 0;
-  const text = JSON.stringify(value);
-  return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
-}
-
-/** Any JSON-serializable value no larger than `maxBytes`. */
-const payload = (maxBytes: number) =>
-  z.optional(
-    z.unknown().check(
-      z.superRefine((value, ctx) => {
-        let size: number;
-        try {
-          size = jsonSize(value);
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be JSON-serializable' });
-          return;
-        }
-        if (size > maxBytes)
-          ctx.addIssue({
-            code: 'custom',
-            message: `is ${size} bytes; the limit is ${maxBytes}`,
-            params: { tooLarge: true },
-          });
-      }),
-    ),
-  );
-
-const bigText = (max: number) =>
-  z.string().check(
-    z.superRefine((value, ctx) => {
-      if (value.length > max)
-        ctx.addIssue({ code: 'custom', message: `is longer than ${max} characters`, params: { tooLarge: true } });
-    }),
-  );
-
-const maybe = <T extends z.ZodType>(schema: T) => optional(nullable(schema));
-const text = (max: number) => z.string().check(z.maxLength(max));
-const int = (min: number, max?: number) =>
-  max === undefined ? z.int().check(z.gte(min)) : z.int().check(z.gte(min), z.lte(max));
-const number = (min: number, max?: number) =>
-  max === undefined ? z.number().check(z.gte(min)) : z.number().check(z.gte(min), z.lte(max));
-const list = <T extends z.ZodType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
-const someOf = <T extends z.ZodType>(item: T) => z.array(item).check(z.minLength(1));
-/** A W3C trace context header: version, trace id, parent span id, flags. */
-const traceparent = () =>
-  z.string().check(z.regex(/^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/, 'must be a W3C traceparent'));
-const sha256Hex = (message?: string) => z.string().check(z.regex(/^[0-9a-f]{64}$/, message));
 
 // The pieces methods share are functions: each use gets a schema of its own.
 const id = () => z.string().check(z.minLength(1), z.maxLength(128));
@@ -128,42 +82,6 @@ const beginStep = () =>
     prompt: prompt(),
     events: events(),
   });
-
-/**
- * A schema the store's edge applies more narrowly than its operation's type, on purpose (the reason
- * stands beside each use): typed as accepting the whole type, so the signature check lets it by.
- */
-const asNarrowAs =
-  <T>() =>
-  <S extends z.ZodType>(schema: S): z.ZodType<T, T> =>
-    schema as unknown as z.ZodType<T, T>;
-
-/** The operations (methods) of a store-like interface. */
-export type OperationOf<S> = { [K in keyof S]: S[K] extends (...args: never[]) => unknown ? K : never }[keyof S];
-type Operation = OperationOf<Store>;
-
-/** A schema table: every operation of `S`, each with one schema per argument (`null`: nothing to check). */
-export type SchemaTable<S> = { [K in OperationOf<S>]: readonly z.ZodType[] | null };
-
-/**
- * An operation's argument schemas as checked against its signature: one per positional argument,
- * each accepting every value the argument's type allows (a schema that drifted narrower than its
- * operation's signature, or one too few or too many, is `never` here and fails to compile).
- */
-type Checked<T, P> = T extends null
-  ? null
-  : T extends readonly z.ZodType[]
-    ? P extends readonly unknown[]
-      ? T['length'] extends P['length']
-        ? { [I in keyof T]: I extends keyof P ? ([P[I]] extends [z.input<T[I]>] ? T[I] : never) : never }
-        : never
-      : never
-    : never;
-
-/** The table a schema table must also be: each entry checked against its operation of `S`. */
-export type CheckedTable<S, T extends SchemaTable<S>> = {
-  [K in OperationOf<S>]: Checked<T[K], S[K] extends (...args: infer P) => unknown ? P : never>;
-};
 
 /** Positional argument schemas of every operation (`null`: an operation with no arguments to check). */
 const argumentSchemas = {
@@ -438,7 +356,7 @@ void checkedAgainstStore;
 
 function schemasOf(method: PropertyKey): readonly z.ZodType[] | undefined {
   if (typeof method !== 'string' || !Object.hasOwn(argumentSchemas, method)) return undefined;
-  return argumentSchemas[method as Operation] ?? undefined;
+  return argumentSchemas[method as OperationOf<Store>] ?? undefined;
 }
 
 function toQuarryError(method: string, position: number, error: z.ZodError): QuarryError {

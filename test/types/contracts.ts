@@ -7,8 +7,8 @@
 import * as z from 'zod';
 import type { ResearchContext } from '../../src/research/research-context.ts';
 import { stepOutput } from '../../src/research/step-outputs.ts';
+import type { CheckedTable, SchemaTable } from '../../src/store/schema-table.ts';
 import type { EngineStore, StepRecord } from '../../src/store/store.ts';
-import type { CheckedTable, SchemaTable } from '../../src/store/validating-store.ts';
 
 export function misspelledPhase(ctx: ResearchContext) {
   // @ts-expect-error a phase outside the research workflow's vocabulary

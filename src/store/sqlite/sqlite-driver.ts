@@ -1,22 +1,12 @@
 import { EventEmitter } from 'node:events';
-import {
-  accessSync,
-  closeSync,
-  constants,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { QuarryError, storeClosed } from '../../shared/errors.ts';
 import { machineClockMs, machineClockToWallMs, machineLeaseOver } from '../../shared/process-identity.ts';
 import { FREQUENCY_CAP } from '../sql/corpus.ts';
 import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
+import { openSnapshot, writable } from './sqlite-snapshot.ts';
 
 /** A connection to the SQLite file at `path`. */
 function openDatabase(path: string, options: BetterSqlite3.Options = {}): BetterSqlite3.Database {
@@ -148,16 +138,6 @@ function toSqliteParam(value: unknown): unknown {
 const queues = new Map<string, { tail: Promise<unknown>; users: number }>();
 
 /** One better-sqlite3 connection; see `queues` for how its async transactions are serialized. */
-/** True when this process may create files in the folder (false on a read-only mount, even for root). */
-function writable(folder: string): boolean {
-  try {
-    accessSync(folder, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export class SqliteDriver implements SqlDriver {
   readonly dialect = dialect;
   readonly fullText = fullText;
@@ -236,24 +216,12 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
-  /**
-   * A private copy of the store (with its write-ahead log, or a rollback journal a crash left, so
-   * the copy holds every committed write), opened read-only and removed on close.
-   */
+  /** The store read from a private snapshot copy (see `sqlite-snapshot.ts`), removed on close. */
   private openSnapshot(path: string): BetterSqlite3.Database {
-    this.snapshotDir = mkdtempSync(join(tmpdir(), 'quarry-read-only-'));
-    const copy = join(this.snapshotDir, basename(path));
-    copyFileSync(path, copy);
-    for (const suffix of ['-wal', '-journal'])
-      if (existsSync(`${path}${suffix}`)) copyFileSync(`${path}${suffix}`, `${copy}${suffix}`);
-    this.readOnly = `its folder ${dirname(path)} cannot be written; reading a copy made ${new Date().toISOString()}`;
-    if (existsSync(`${copy}-journal`)) {
-      // A hot rollback journal is rolled back on open, which needs a writable file: the copy's is.
-      const recovering = openDatabase(copy);
-      recovering.prepare('SELECT count(*) FROM sqlite_master').get();
-      recovering.close();
-    }
-    return openDatabase(copy, { readonly: true });
+    const snapshot = openSnapshot(path, openDatabase);
+    this.snapshotDir = snapshot.folder;
+    this.readOnly = snapshot.reason;
+    return snapshot.db;
   }
 
   query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
