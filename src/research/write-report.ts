@@ -198,7 +198,9 @@ export async function writeReport(ctx: ResearchContext, input: WriteInput): Prom
     const flagged = claims.filter((claim) => claim.verdict !== 'supported');
     // The sections as they streamed, then what only the whole report can say: its checks, its sources.
     const body = pieces.join('') || `# ${headingText(outline.title)}\n\n${nothingFound(input.state)}\n`;
-    const report = `${body}\n${claimsTrailer(analyst, claims)}\n${sources.length ? `\n${renderSources(sources)}` : ''}`;
+    // A report of quoted passages that found none to quote has no passages to say anything about.
+    const trailer = analyst.usesModel || sources.length > 0 ? `${claimsTrailer(analyst, claims)}\n` : '';
+    const report = `${body}\n${trailer}${sources.length ? `\n${renderSources(sources)}` : ''}`;
     for (const source of sources)
       await ctx.session.upsertSource({
         url: source.url,

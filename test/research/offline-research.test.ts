@@ -107,6 +107,8 @@ function describeOffline(harness: StoreHarness, skipReason: string | null) {
         const { output } = await research('How do I configure a Kubernetes ingress?');
         expect(output.citations).toEqual([]);
         expect(output.report).toMatch(/hold nothing that answers this question\. Searched for: “[^”]+”/);
+        // No footer about quoted passages under a report that quotes none.
+        expect(output.report).not.toContain('quoted word for word');
       });
 
       it('ranks a navigation page below prose even when it names every term of the query', async () => {
