@@ -26,6 +26,8 @@ export interface Note {
    * the question): left out when pages are compared, since the search has weighed titles already.
    */
   titleBonus?: number;
+  /** The note is its page's own summary of itself (its first paragraph), quoted before an answer from that page. */
+  summary?: boolean;
   /** The source's own words the note rests on (a model's notes quote; extractive notes are quotes). */
   quote?: string;
   /** When the note quotes two sentences (the second leans on the first): where the second starts in `text`. */

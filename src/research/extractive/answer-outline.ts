@@ -6,7 +6,8 @@ import { isCodeHeading } from './headings.ts';
 
 /**
  * The outline of a report made of quoted passages: the answer first — the best passage of the page
- * the research trusts most, with the passages of that page that belong with it — under a heading
+ * the research trusts most, after the page's one-line summary of itself when it has one, with the
+ * passages of that page that belong with it — under a heading
  * that is the page's and the section's own; then, under "Also in these documents", the best passage
  * of each of a few other pages. A passage below the floor is never written: short reports that
  * answer beat long ones that do not.
@@ -166,6 +167,10 @@ export function answerOutline(title: string, notes: readonly Note[], settings: R
   }
   // The best first, then the rest in the page's order.
   chosen.splice(1, chosen.length - 1, ...chosen.slice(1).sort((a, b) => (a.start ?? 0) - (b.start ?? 0)));
+  // The page's own summary of itself (a manual page's NAME line, a module's opening sentence), when
+  // the answer is elsewhere on the page, opens the answer: what the page is, then what it says.
+  const summary = answer.members.find((note) => note.summary);
+  if (summary && !chosen.includes(summary)) chosen.unshift(summary);
   const sections: OutlineSection[] = [
     {
       title: titleFor(best, true),

@@ -41,6 +41,28 @@ const argparse = source(
 );
 
 describe('the extractive analyst', () => {
+  it('opens an answer found deep in a page with the page’s own one-line summary of itself (issue 42)', async () => {
+    const gc = source(
+      'file:///docs/git-gc.html',
+      'git-gc(1)',
+      [
+        '## NAME',
+        'git-gc - Cleanup unnecessary files and optimize the local repository',
+        '## SYNOPSIS',
+        '```\ngit gc [--aggressive] [--auto] [--quiet]\n```',
+        '## DESCRIPTION',
+        'Runs a number of housekeeping tasks within the current repository, such as compressing file revisions to reduce disk space and increase performance.',
+        '## OPTIONS',
+        'Usually git gc runs very quickly while providing good disk space utilization and performance.',
+      ].join('\n\n'),
+    );
+    const { overview } = await overviewOf('How do I compress my repository to save disk space?', [gc]);
+    const texts = overview.map((note) => note.text);
+    expect(texts[0]).toBe('git-gc - Cleanup unnecessary files and optimize the local repository');
+    expect(texts[1]).toContain('compressing file revisions to reduce disk space');
+    expect(overview[0]!.summary).toBe(true);
+  });
+
   it('answers from the lead that says what a page is for, not only from its densest passage', async () => {
     const { overview } = await overviewOf('How do I parse command-line arguments?', [argparse]);
     expect(overview.map((note) => note.text)).toContain(

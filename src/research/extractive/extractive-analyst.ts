@@ -2,12 +2,12 @@ import type { Analyst, AnalystCall } from '../analyst.ts';
 import { asBlockquote, attributionLine } from '../quoted-report.ts';
 import { coverage, profileQuestion, stems } from '../relevance.ts';
 import type { ResearchSettings } from '../research-settings.ts';
-import type { Note, Outline } from '../research-types.ts';
+import type { Note, Outline, SourceText } from '../research-types.ts';
 import { answerOutline, placeOf } from './answer-outline.ts';
 import { lastHeading } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
 import { scorePassages } from './passage-ranking.ts';
-import { blocksOf, bridge, documentRange, passagesOf } from './passages.ts';
+import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf } from './passages.ts';
 import { feedbackTerms, isNewQuery, planQueries, surfaceTerms } from './queries.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */
@@ -87,14 +87,28 @@ export class ExtractiveAnalyst implements Analyst {
         }
       ranked.sort((a, b) => b.score - a.score || a.passage.first - b.passage.first);
       // The best passages that share no block, best first.
-      const chosen: typeof ranked = [];
+      const chosen: ((typeof ranked)[number] & { summary?: boolean })[] = [];
       for (const entry of ranked) {
         if (chosen.length >= NOTES_PER_SOURCE) break;
         const { first, last } = entry.passage;
         if (chosen.some(({ passage }) => first <= passage.last && passage.first <= last)) continue;
         chosen.push(entry);
       }
-      return chosen.map(({ passage, score, definition, titleBonus }, index) => {
+      // The page's own summary of itself comes along, for the answer to open with (see `answerOutline`).
+      const summary = pageSummary(source, blocks, passages);
+      if (summary && chosen.length > 0) {
+        const same = chosen.find(({ passage }) => passage.first === summary.first && passage.last === summary.last);
+        if (same) same.summary = true;
+        else if (!chosen.some(({ passage }) => passage.first <= summary.first && summary.first <= passage.last))
+          chosen.push({
+            passage: summary,
+            score: Number((chosen[0]!.score * 0.5).toFixed(4)),
+            definition: false,
+            titleBonus: 0,
+            summary: true,
+          });
+      }
+      return chosen.map(({ passage, score, definition, titleBonus, summary: isSummary }, index) => {
         const heading = lastHeading(passage.headings);
         return {
           id: `${idPrefix}-${index}`,
@@ -110,6 +124,7 @@ export class ExtractiveAnalyst implements Analyst {
           ...(source.lead !== undefined ? { lead: source.lead } : {}),
           ...(definition ? { definition: true } : {}),
           ...(titleBonus > 0 ? { titleBonus } : {}),
+          ...(isSummary ? { summary: true } : {}),
           // The note is the source's own text, placed by its offsets.
           verified: true,
         };
@@ -229,6 +244,28 @@ export class ExtractiveAnalyst implements Analyst {
       return chosen.map((id) => quoted(byId.get(id)!, citationFor[byId.get(id)!.url]!)).join('\n\n');
     });
   }
+}
+
+/** Characters of the document a page's summary starts within, and its size bounds. */
+const SUMMARY_WITHIN = 800;
+const SUMMARY_CHARS = 320;
+
+/**
+ * A page's own summary of itself: its first paragraph of six words or more, near the document's
+ * start and short (a manual page's NAME line, a module page's opening sentence); null when the page
+ * has none in what was read.
+ */
+function pageSummary(source: SourceText, blocks: readonly Block[], passages: readonly Passage[]): Passage | null {
+  const index = blocks.findIndex(
+    (block) =>
+      block.kind === 'paragraph' &&
+      documentRange(source, block).start < SUMMARY_WITHIN &&
+      block.text.split(/\s+/).length >= 6,
+  );
+  if (index === -1) return null;
+  const block = blocks[index]!;
+  if (block.end - block.start > SUMMARY_CHARS || documentRange(source, block).start >= SUMMARY_WITHIN) return null;
+  return passages.find((passage) => passage.first === index && passage.last === index) ?? null;
 }
 
 /**
