@@ -23,6 +23,8 @@ interface Span {
   name: string;
   kind: number;
   attributes: { key: string; value: Record<string, unknown> }[];
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
   service: string;
 }
 
@@ -130,8 +132,11 @@ describe('OpenTelemetry traces from the built CLI', () => {
     server.child.kill('SIGTERM');
     await Promise.all([worker.exited, server.exited]);
 
+    // (A poll that took a second or more, as on a loaded machine, is recorded: that is the rule.)
     const reads = traces.spans.filter((span) => span.name === 'GET /api/sessions/:id');
-    expect(reads.map((span) => span.traceId)).toEqual([readTrace]);
+    const lasted = (span: Span) => (Number(span.endTimeUnixNano) - Number(span.startTimeUnixNano)) / 1e6;
+    expect(reads.filter((span) => span.traceId === readTrace)).toHaveLength(1);
+    expect(reads.filter((span) => span.traceId !== readTrace && lasted(span) < 1000)).toEqual([]);
     const inTrace = traces.spans.filter((span) => span.traceId === traceId);
     const request = inTrace.find((span) => span.service === 'quarry-api' && span.name === 'POST /api/sessions');
     expect(request, JSON.stringify(traces.spans.map((span) => span.name))).toBeDefined();
