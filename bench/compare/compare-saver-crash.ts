@@ -26,7 +26,8 @@ function killMoments(count: number): number[] {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
   };
-  return Array.from({ length: count }, () => Math.round(50 + next() * 700));
+  // Within a thread's run (about 450 ms here), so each kill lands mid-run.
+  return Array.from({ length: count }, () => Math.round(30 + next() * 370));
 }
 
 async function killedOnce(
@@ -56,7 +57,7 @@ async function killedOnce(
   const before = lines(log).length;
   const saver = await openSaver(kind, schema);
   try {
-    await runThread(saver, thread, log);
+    await runThread(saver, thread, log, true);
   } finally {
     await closeSaver(saver);
   }

@@ -35,8 +35,16 @@ export async function closeSaver(saver: BaseCheckpointSaver): Promise<void> {
   if (saver instanceof PostgresSaver) await saver.end();
 }
 
-/** Runs the thread to its end, from where its checkpoints left it. */
-export async function runThread(saver: BaseCheckpointSaver, thread: string, log: string): Promise<void> {
+/**
+ * Runs the thread to its end, from where its checkpoints left it; `resume`: only if it has not
+ * ended (a thread killed after its end has nothing to resume, and must not be run again).
+ */
+export async function runThread(
+  saver: BaseCheckpointSaver,
+  thread: string,
+  log: string,
+  resume = false,
+): Promise<void> {
   const graph = new StateGraph(State)
     .addNode('plan', (state) => ({ round: state.round + 1 }))
     .addNode('join', () => ({}));
@@ -58,6 +66,7 @@ export async function runThread(saver: BaseCheckpointSaver, thread: string, log:
   const app = wired.compile({ checkpointer: saver });
   const config = { configurable: { thread_id: thread }, recursionLimit: ROUNDS * 4 + 10 };
   const state = await app.getState(config);
+  if (resume && state.next.length === 0 && state.values.round > 0) return;
   await app.invoke(state.next.length ? null : {}, config);
 }
 
