@@ -41,6 +41,14 @@ describe('renderReport', () => {
     expect(html).toContain('class="flag unverified" data-reason="20% of its content words');
     expect(html).toContain('class="flag uncited" data-reason="no source is cited for it"');
   });
+  it('leaves a quoted passage as its source wrote it: its [n] is the source’s own, and bold text stays bold', () => {
+    const html = renderReport('> The manual says [2] and **[uncited]** here.\n\nOurs [2]. **Bold [2]**', { citations });
+    expect(html).toContain('<blockquote>\n<p>The manual says [2] and');
+    expect(html.match(/class="citation"/g)).toHaveLength(2);
+    expect(html).toContain('<strong>Bold <button type="button" class="citation" data-citation="2"');
+    expect(html).toContain('class="flag uncited"');
+    expect(html).not.toContain('<strong></strong>');
+  });
 });
 
 describe('groupByDate', () => {

@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import type Token from 'markdown-it/lib/token.mjs';
 
 /**
  * Raw HTML in a report is shown as text, never run: sources can contain anything. Images are not
@@ -6,18 +7,45 @@ import MarkdownIt from 'markdown-it';
  * reader's browser contact another host.
  */
 const markdown = new MarkdownIt({ html: false, linkify: true }).disable('image');
+
+/** What a render is told and counts as it goes (see `RenderOptions`). */
+interface RenderEnv {
+  /** Citation numbers that name a source; absent for a passage, whose `[n]` is its source's own. */
+  citations?: ReadonlySet<number>;
+  flagged?: readonly FlaggedClaim[];
+  /** Level-2 and level-3 headings get ids and copy buttons. */
+  sections?: boolean;
+  /** Headings and flags met so far. */
+  headings?: number;
+  flags?: number;
+}
+
+const copyCode = '<button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button>';
 // A code block scrolls sideways: it takes keyboard focus, so the keyboard can scroll it too (WCAG 2.1.1).
+// In a report or a message it comes with a button that copies its text.
 for (const rule of ['fence', 'code_block'] as const) {
   const render = markdown.renderer.rules[rule]!;
-  markdown.renderer.rules[rule] = (tokens, index, options, env, self) =>
-    render(tokens, index, options, env, self).replace(/^<pre>/, '<pre tabindex="0">');
+  markdown.renderer.rules[rule] = (tokens, index, options, env: RenderEnv, self) => {
+    const block = render(tokens, index, options, env, self).replace(/^<pre>/, '<pre tabindex="0">');
+    return env.citations ? `<div class="code-block">${copyCode}${block.trimEnd()}</div>\n` : block;
+  };
 }
 
-/** What a render is told: the citation numbers that name a source (see `RenderOptions`). */
-interface RenderEnv {
-  citations?: ReadonlySet<number>;
-}
-
+/** Level-2 and level-3 headings of a report get the ids `reportSections` names, and each a copy button. */
+const sectionHeading = (tag: string, env: RenderEnv) => env.sections && (tag === 'h2' || tag === 'h3');
+markdown.renderer.rules.heading_open = (tokens, index, options, env: RenderEnv, self) => {
+  const token = tokens[index]!;
+  if (sectionHeading(token.tag, env)) {
+    env.headings = (env.headings ?? 0) + 1;
+    token.attrSet('id', `section-${env.headings}`);
+  }
+  return self.renderToken(tokens, index, options);
+};
+markdown.renderer.rules.heading_close = (tokens, index, options, env: RenderEnv, self) => {
+  const closing = self.renderToken(tokens, index, options);
+  if (!sectionHeading(tokens[index]!.tag, env)) return closing;
+  return ` <button type="button" class="copy" data-copy-section="${env.headings}" aria-label="Copy this section as Markdown">Copy</button>${closing}`;
+};
 /**
  * A source list's local document (`1. Title — <path>`, or `- [1] Title — <path>` in an answer) opens
  * its source beside the report, as its citations do: a path on the server is no link a browser can
@@ -50,6 +78,57 @@ markdown.core.ruler.push('source-links', (state) => {
   }
 });
 
+/**
+ * A known source's `[n]` becomes a button that opens its passage, in the report's own words only:
+ * never in code (a code span is a token of its own), never in an attribute, never in a blockquote (a
+ * quoted passage is its source's text: its `[2]` is the source's). A flagged claim's
+ * `**[unverified]**` or `**[uncited]**` becomes a marker that says why.
+ */
+markdown.core.ruler.push('citations', (state) => {
+  const env = state.env as RenderEnv;
+  const citations = env.citations;
+  if (!citations) return;
+  let quotes = 0;
+  const html = (content: string) => Object.assign(new state.Token('html_inline', '', 0), { content });
+  for (const token of state.tokens) {
+    if (token.type === 'blockquote_open') quotes += 1;
+    else if (token.type === 'blockquote_close') quotes -= 1;
+    if (token.type !== 'inline' || !token.children) continue;
+    const children = token.children;
+    // `**[unverified]**` parses as strong_open, text, strong_close: the three become one marker.
+    const flagAt = (at: number) =>
+      children[at - 1]?.type === 'strong_open' &&
+      children[at + 1]?.type === 'strong_close' &&
+      /^\[(?:unverified|uncited)\]$/.test(children[at]?.type === 'text' ? children[at].content : '');
+    token.children = children.flatMap((child, index): Token[] => {
+      if (flagAt(index)) return [html(flagMarker(child.content.slice(1, -1) as 'unverified' | 'uncited', env))];
+      if (flagAt(index + 1) || flagAt(index - 1)) return [];
+      if (child.type !== 'text' || quotes > 0) return [child];
+      return child.content.split(/(\[\d+(?:, ?\d+)*\])/).flatMap((part, at) => {
+        if (at % 2 === 0) return part ? [Object.assign(new state.Token('text', '', 0), { content: part })] : [];
+        const numbers = part.slice(1, -1).split(/, ?/);
+        return numbers.map((number) =>
+          citations.has(Number(number))
+            ? html(
+                `<button type="button" class="citation" data-citation="${number}" aria-label="Source ${number}">[${number}]</button>`,
+              )
+            : Object.assign(new state.Token('text', '', 0), { content: `[${number}]` }),
+        );
+      });
+    });
+  }
+});
+
+/** The marker of the next flagged claim: its kind, and why (from the report version's claims, in order). */
+function flagMarker(kind: 'unverified' | 'uncited', env: RenderEnv): string {
+  const claim = env.flagged?.[env.flags ?? 0];
+  env.flags = (env.flags ?? 0) + 1;
+  const reason =
+    claim?.reason ??
+    (kind === 'uncited' ? 'This claim cites no source of the report.' : 'Its cited source does not support it.');
+  return `<button type="button" class="flag ${kind}" data-reason="${escapeHtml(reason)}" aria-label="${kind}: ${escapeHtml(reason)}">${kind}</button>`;
+}
+
 function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"']/g,
@@ -70,26 +149,6 @@ export interface RenderOptions {
   flagged?: readonly FlaggedClaim[];
   /** False for a message: its headings get no ids or copy buttons (they are the report's). */
   sections?: boolean;
-}
-
-/**
- * Applies `transform` to the text of rendered HTML only: never inside a tag (an attribute such as a
- * link's title keeps its `[1]`), never in code, which is kept as is, and never in a blockquote (a
- * quoted passage is its source's text: its `[2]` is the source's, not a citation).
- */
-function inText(html: string, transform: (text: string) => string): string {
-  let quotes = 0;
-  return html
-    .split(/(<pre[\s>][\s\S]*?<\/pre>|<code[\s>][\s\S]*?<\/code>|<[^>]*>)/)
-    .map((part, index) => {
-      if (index % 2 === 1) {
-        if (/^<blockquote[\s>]/.test(part)) quotes += 1;
-        else if (part === '</blockquote>') quotes = Math.max(0, quotes - 1);
-        return part;
-      }
-      return quotes > 0 ? part : transform(part);
-    })
-    .join('');
 }
 
 /** A section of a report: a level-2 or level-3 heading and the Markdown up to the next one. */
@@ -123,55 +182,17 @@ export function reportSections(text: string): ReportSection[] {
   });
 }
 
-/** Gives level-2 and level-3 headings the ids `reportSections` names, and each a copy button. */
-function withSectionIds(html: string): string {
-  let index = 0;
-  return html.replace(/<h([23])>([\s\S]*?)<\/h\1>/g, (_whole, level: string, inner: string) => {
-    index += 1;
-    return `<h${level} id="section-${index}">${inner} <button type="button" class="copy" data-copy-section="${index}" aria-label="Copy this section as Markdown">Copy</button></h${level}>`;
-  });
-}
-
-/** Each code block gets a button that copies its text. */
-function withCodeCopy(html: string): string {
-  return html
-    .replace(
-      /<pre tabindex="0">/g,
-      '<div class="code-block"><button type="button" class="copy" data-copy-code aria-label="Copy this code">Copy</button><pre tabindex="0">',
-    )
-    .replace(/<\/pre>/g, '</pre></div>');
-}
-
 /**
  * Report Markdown as safe HTML: `[n]` citations become buttons that open their passage (never
  * inside code spans or blocks), and flagged claims carry a marker that says why.
  */
 export function renderReport(text: string, options: RenderOptions): string {
-  let flagIndex = 0;
-  const marker = (kind: 'unverified' | 'uncited') => {
-    const claim = options.flagged?.[flagIndex++];
-    const label = kind === 'uncited' ? 'uncited' : 'unverified';
-    const reason =
-      claim?.reason ??
-      (kind === 'uncited' ? 'This claim cites no source of the report.' : 'Its cited source does not support it.');
-    return `<button type="button" class="flag ${kind}" data-reason="${escapeHtml(reason)}" aria-label="${label}: ${escapeHtml(reason)}">${label}</button>`;
+  const env: RenderEnv = {
+    citations: options.citations,
+    flagged: options.flagged,
+    sections: options.sections !== false,
   };
-  const env: RenderEnv = { citations: options.citations };
-  const html = inText(markdown.render(text, env), (part) =>
-    part.replace(/\[(\d+(?:, ?\d+)*)\]/g, (_whole, list: string) =>
-      list
-        .split(/, ?/)
-        .map((item) =>
-          options.citations.has(Number(item))
-            ? `<button type="button" class="citation" data-citation="${item}" aria-label="Source ${item}">[${item}]</button>`
-            : `[${item}]`,
-        )
-        .join(''),
-    ),
-  )
-    .replace(/<strong>\[unverified\]<\/strong>/g, () => marker('unverified'))
-    .replace(/<strong>\[uncited\]<\/strong>/g, () => marker('uncited'));
-  return options.sections === false ? withCodeCopy(html) : withCodeCopy(withSectionIds(html));
+  return markdown.render(text, env);
 }
 
 /** Markdown of a conversation message (an answer cites like a report). */
