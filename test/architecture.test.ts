@@ -90,21 +90,30 @@ describe('source architecture', () => {
 
   it('shares only pure contract modules with the web UI', () => {
     const web = fileURLToPath(new URL('../web/src/', import.meta.url));
-    const shared = new Set<string>();
+    /** Each shared module, and whether the UI imports only its types (erased from the bundle). */
+    const shared = new Map<string, boolean>();
     for (const path of readdirSync(web, { recursive: true }) as string[]) {
       if (!/\.tsx?$/.test(path)) continue;
       const file = join(web, path);
-      for (const imported of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      const text = readFileSync(file, 'utf8');
+      for (const imported of ts.preProcessFile(text, true, true).importedFiles) {
         const target = resolve(dirname(file), imported.fileName);
-        if (imported.fileName.startsWith('.') && target.startsWith(src)) shared.add(relative(src, target));
+        if (!imported.fileName.startsWith('.') || !target.startsWith(src)) continue;
+        const typesOnly = new RegExp(
+          `import type [^;]*from '${imported.fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`,
+        );
+        const module = relative(src, target);
+        shared.set(module, (shared.get(module) ?? true) && typesOnly.test(text));
       }
     }
-    expect([...shared].sort()).toEqual([
+    // The server's app is shared for its route types only (`hc<QuarryApp>`): none of its code ships.
+    expect([...shared].map(([module, types]) => (types ? `${module} (types)` : module)).sort()).toEqual([
       'research/clarify.ts',
       'research/mark-claims.ts',
-      'research/research-types.ts',
+      'research/research-types.ts (types)',
       'research/step-keys.ts',
-      'server/wire.ts',
+      'server/app.ts (types)',
+      'server/wire.ts (types)',
       'shared/events.ts',
       'shared/streamed-text.ts',
     ]);

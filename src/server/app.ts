@@ -319,4 +319,7 @@ function allowedMethods(routes: readonly { method: string; path: string }[], pat
   return [...methods].sort();
 }
 
+/** The API's routes for Hono's typed client (`hc<QuarryApp>`), which the web UI uses. */
 export type QuarryApp = ReturnType<typeof createApp>;
+/** Signing in and out, under `/api/auth`: routed before authentication, so not part of `QuarryApp`. */
+export type QuarrySignIn = ReturnType<typeof publicAccountRoutes>;

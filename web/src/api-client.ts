@@ -5,6 +5,10 @@
  * server can be reached (`quarry:connection` with `{ online }`).
  */
 
+import { type ClientResponse, hc } from 'hono/client';
+import type { ResponseFormat } from 'hono/types';
+import type { SuccessStatusCode } from 'hono/utils/http-status';
+import type { QuarryApp, QuarrySignIn } from '../../src/server/app.ts';
 import type {
   CapabilitiesWire,
   CitationWire,
@@ -25,13 +29,6 @@ export type Step = StepWire;
 export type Capabilities = CapabilitiesWire;
 export type Citation = CitationWire;
 export type LibraryDocument = LibraryDocumentWire;
-
-export interface Who {
-  user: { id: string; name: string } | null;
-  auth: 'local' | 'tokens';
-  /** Sessions of the server's local user (made before it had users), which no one signed in sees. */
-  localSessions?: number;
-}
 
 /** The text a citation number belongs to: a report version, or an answer (its message id). */
 export interface CitedIn {
@@ -54,30 +51,45 @@ export function announceConnection(online: boolean): void {
   window.dispatchEvent(new CustomEvent('quarry:connection', { detail: { online } }));
 }
 
-async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
-  let response: Response;
+/**
+ * The server's routes as Hono's typed client sees them: a path, a parameter or a body that drifts
+ * from the server's route schemas is a compile error here, and each answer is typed by its route.
+ */
+const origin = typeof window === 'undefined' ? 'http://localhost' : window.location.origin;
+const client = hc<QuarryApp>(origin, { init: { credentials: 'same-origin' } });
+/** Signing in and out, which the server routes before it asks who is signed in. */
+const signing = hc<QuarrySignIn>(`${origin}/api/auth`, { init: { credentials: 'same-origin' } });
+
+/** What a route answers when it succeeds (204 answers nothing). */
+type Success<R> =
+  R extends ClientResponse<infer T, infer S, infer _F> ? (S extends SuccessStatusCode ? T : never) : never;
+
+/**
+ * Sends one request of the typed client and answers its success body; a failure to connect, a 401
+ * (outside signing in) and an error answer are announced or thrown as `ApiError`.
+ */
+async function call<R extends ClientResponse<unknown, number, ResponseFormat>>(
+  send: () => Promise<R>,
+  options: { signingIn?: boolean } = {},
+): Promise<Success<R>> {
+  let response: R;
   try {
-    response = await fetch(path, {
-      ...init,
-      credentials: 'same-origin',
-      headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
-    });
+    response = await send();
   } catch {
     announceConnection(false);
     throw new ApiError(0, 'OFFLINE', 'The server cannot be reached; retrying…');
   }
   announceConnection(true);
-  if (response.status === 204) return undefined as T;
+  if (response.status === 204) return undefined as Success<R>;
   const body = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
-  if (response.status === 401 && !path.startsWith('/api/auth/session'))
-    window.dispatchEvent(new CustomEvent('quarry:unauthorized'));
+  if (response.status === 401 && !options.signingIn) window.dispatchEvent(new CustomEvent('quarry:unauthorized'));
   if (!response.ok)
     throw new ApiError(
       response.status,
       body?.error?.code ?? 'HTTP_ERROR',
       body?.error?.message ?? `The server answered ${response.status}.`,
     );
-  return body as T;
+  return body as Success<R>;
 }
 
 /**
@@ -121,64 +133,68 @@ function uploadDocument(file: File, onProgress: (sent: number) => void): Promise
   });
 }
 
-const json = (value: unknown) => JSON.stringify(value);
-const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
+const sessions = client.api.sessions;
+const session = sessions[':id'];
 
 export const api = {
-  me: () => request<Who>('/api/auth/me'),
-  signIn: (token: string) => request<Who>('/api/auth/session', { method: 'POST', body: json({ token }) }),
-  signOut: () => request<void>('/api/auth/session', { method: 'DELETE' }),
-  capabilities: () => request<Capabilities>('/api/capabilities'),
+  me: () => call(() => client.api.auth.me.$get()),
+  signIn: (token: string) => call(() => signing.session.$post({ json: { token } }), { signingIn: true }),
+  signOut: () => call(() => signing.session.$delete(), { signingIn: true }),
+  capabilities: () => call(() => client.api.capabilities.$get()),
   /** The signed-in user's library, newest first. */
-  documents: () => request<{ documents: LibraryDocument[] }>('/api/documents'),
+  documents: () => call(() => client.api.documents.$get()),
   uploadDocument,
-  removeDocument: (id: string) => request<void>(`/api/documents/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-  listSessions: (options: { q?: string; cursor?: string | null; limit?: number } = {}) => {
-    const params = new URLSearchParams();
-    if (options.q) params.set('q', options.q);
-    if (options.cursor) params.set('cursor', options.cursor);
-    params.set('limit', String(options.limit ?? 50));
-    return request<{ sessions: SessionSummary[]; nextCursor: string | null }>(`/api/sessions?${params}`);
-  },
-  createSession: (body: { question: string; settings?: Record<string, unknown>; docs?: string[]; search?: string[] }) =>
-    request<SessionSummary>('/api/sessions', { method: 'POST', body: json(body) }),
-  getSession: (id: string) => request<SessionDetail>(sessionPath(id)),
+  removeDocument: (id: string) => call(() => client.api.documents[':id'].$delete({ param: { id } })),
+  listSessions: (options: { q?: string; cursor?: string | null; limit?: number } = {}) =>
+    call(() =>
+      sessions.$get({
+        query: {
+          ...(options.q ? { q: options.q } : {}),
+          ...(options.cursor ? { cursor: options.cursor } : {}),
+          limit: String(options.limit ?? 50),
+        },
+      }),
+    ),
+  createSession: (json: { question: string; settings?: Record<string, unknown>; docs?: string[]; search?: string[] }) =>
+    call(() => sessions.$post({ json })),
+  getSession: (id: string) => call(() => session.$get({ param: { id } })),
   /** A session file's text (quarry export --format json, or a legacy per-session file), sent as it is. */
-  importSession: (fileText: string) =>
-    request<SessionSummary>('/api/sessions/import', { method: 'POST', body: fileText }),
-  rename: (id: string, title: string) =>
-    request<SessionSummary>(sessionPath(id), { method: 'PATCH', body: json({ title }) }),
+  importSession: (fileText: string) => call(() => sessions.import.$post({ json: {} }, { init: { body: fileText } })),
+  rename: (id: string, title: string) => call(() => session.$patch({ param: { id }, json: { title } })),
   /** Deletes a session; `force` stops it first when it is running (else 409 SESSION_ALREADY_RUNNING). */
   remove: (id: string, options: { force?: boolean } = {}) =>
-    request<void>(`${sessionPath(id)}${options.force ? '?force=true' : ''}`, { method: 'DELETE' }),
-  stop: (id: string) => request<{ result: string }>(`${sessionPath(id)}/stop`, { method: 'POST' }),
+    call(() => session.$delete({ param: { id }, query: options.force ? { force: 'true' } : {} })),
+  stop: (id: string) => call(() => session.stop.$post({ param: { id } })),
   resume: (id: string, options: { from?: string; force?: boolean } = {}) =>
-    request<SessionSummary>(`${sessionPath(id)}/resume`, { method: 'POST', body: json(options) }),
-  fork: (id: string, from: string) =>
-    request<SessionSummary>(`${sessionPath(id)}/fork`, { method: 'POST', body: json({ from, run: true }) }),
+    call(() => session.resume.$post({ param: { id }, json: options })),
+  fork: (id: string, from: string) => call(() => session.fork.$post({ param: { id }, json: { from, run: true } })),
   send: (id: string, content: string) =>
-    request<{ kind: string }>(`${sessionPath(id)}/messages`, { method: 'POST', body: json({ role: 'user', content }) }),
+    call(() => session.messages.$post({ param: { id }, json: { role: 'user', content } })),
   /** The journal across runs; `include: 'inputs'` adds each step's input (a query, a URL). */
   steps: (id: string, options: { include?: 'inputs' } = {}) =>
-    request<{ steps: Step[] }>(`${sessionPath(id)}/steps${options.include ? `?include=${options.include}` : ''}`),
+    call(() => session.steps.$get({ param: { id }, query: options.include ? { include: options.include } : {} })),
   step: (id: string, runId: string, key: string) =>
-    request<Step>(`${sessionPath(id)}/steps/${encodeURIComponent(runId)}/${encodeURIComponent(key)}`),
+    call(() => session.steps[':runId'][':key'].$get({ param: { id, runId, key } })),
   /** A report version's text (a session's detail carries only the latest). */
-  report: (id: string, version: number) => request<ReportWire>(`${sessionPath(id)}/reports/${version}`),
+  report: (id: string, version: number) =>
+    call(() => session.reports[':version'].$get({ param: { id, version: String(version) } })),
   /** What `[n]` of a text points to: a report version's (the latest by default), or an answer's. */
   citation: (id: string, number: number, of: CitedIn = {}) =>
-    request<Citation>(
-      `${sessionPath(id)}/citations/${number}${
-        of.answer ? `?answer=${encodeURIComponent(of.answer)}` : of.version ? `?version=${of.version}` : ''
-      }`,
+    call(() =>
+      session.citations[':number'].$get({
+        param: { id, number: String(number) },
+        query: of.answer ? { answer: of.answer } : of.version ? { version: String(of.version) } : {},
+      }),
     ),
-  shareState: (id: string) => request<{ shared: boolean; sharedAt: string | null }>(`${sessionPath(id)}/share`),
-  share: (id: string) =>
-    request<{ url: string; path: string; sharedAt: string }>(`${sessionPath(id)}/share`, { method: 'POST' }),
-  unshare: (id: string) => request<void>(`${sessionPath(id)}/share`, { method: 'DELETE' }),
+  shareState: (id: string) => call(() => session.share.$get({ param: { id } })),
+  share: (id: string) => call(() => session.share.$post({ param: { id } })),
+  unshare: (id: string) => call(() => session.share.$delete({ param: { id } })),
   exportUrl: (id: string, format: 'md' | 'html' | 'pdf' | 'json', version?: number) =>
-    `${sessionPath(id)}/export?format=${format}${version ? `&version=${version}` : ''}`,
+    session.export.$url({ param: { id }, query: { format, ...(version ? { version: String(version) } : {}) } }).href,
   /** The browser's one live stream: the feed, and these sessions' events from these offsets. */
   liveUrl: (watched: ReadonlyMap<string, number>) =>
-    `/api/sessions/live?watch=${encodeURIComponent([...watched].map(([id, after]) => `${id}:${after}`).join(','))}`,
+    sessions.live.$url({ query: { watch: [...watched].map(([id, after]) => `${id}:${after}`).join(',') } }).href,
 };
+
+/** Who is signed in, as the server says (`GET /api/auth/me`). */
+export type Who = Awaited<ReturnType<typeof api.me>>;
