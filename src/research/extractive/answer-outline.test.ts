@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseResearchSettings } from '../research-settings.ts';
+import type { Note } from '../research-types.ts';
+import { answerOutline } from './answer-outline.ts';
+
+const DEFAULT_RESEARCH_SETTINGS = parseResearchSettings({});
+
+const note = (id: string, headings: string, score: number): Note => ({
+  id,
+  url: `file:///docs/${id}.html`,
+  title: 'git-archive(1)',
+  text: `A passage ${id} of the page that says something about archives and their prefixes.`,
+  query: 'archive',
+  iteration: 0,
+  score,
+  headings,
+  heading: headings.split(' › ').at(-1),
+  lead: 0,
+});
+
+describe('the answer outline (issue 42)', () => {
+  it('never titles a section with a command line, a prompt or a statement: the section above it names it', () => {
+    const terms = [
+      'git archive -o latest.tar --prefix=project/ HEAD',
+      '$ make -k all',
+      'x = compile(source)',
+      'tar xf archive.tar -C /srv',
+    ];
+    for (const term of terms) {
+      const outline = answerOutline('How do I make a tarball?', [note('a', `git-archive(1) › EXAMPLES › ${term}`, 1)], {
+        ...DEFAULT_RESEARCH_SETTINGS,
+      });
+      expect(outline.sections[0]?.title).toBe('EXAMPLES — git-archive(1)');
+    }
+    // A topic that mentions an option is a topic.
+    const topic = answerOutline('How do I amend?', [note('b', 'git-archive(1) › Using --amend safely', 1)], {
+      ...DEFAULT_RESEARCH_SETTINGS,
+    });
+    expect(topic.sections[0]?.title).toBe('Using --amend safely — git-archive(1)');
+  });
+});
