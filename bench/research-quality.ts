@@ -12,7 +12,7 @@
  *   - cited first / cited: the report's first source / any source is an answering page;
  *   - answer phrase: the report holds a phrase of an answering page that carries the answer;
  *   - navigation pages cited, identifier headings (a section titled with an id, anchor or signature),
- *     repeated sentences (one sentence twice in a report): all should be 0;
+ *     repeated sentences (one sentence in two quotes of a report, or in a quote and its own words): all should be 0;
  *   - time per question, Quarry's run (a fresh process) against the box's query.
  * Every question is researched through the built executable (`quarry --json run`), as a user runs it.
  *
@@ -184,21 +184,28 @@ function firstSection(report: string): string {
   return next === -1 ? rest : rest.slice(0, next);
 }
 
-/** Sentences (of 6 words or more) that a report's prose holds more than once. */
+/**
+ * Sentences (of 6 words or more) that two parts of a report's prose both hold: two quoted passages,
+ * or a passage and the report's own words. A passage that repeats a sentence of its own (the Node
+ * manual's list of HTTP/2 error kinds says "These will be reported using either a synchronous throw
+ * or via an 'error' event" twice) is its document's words, quoted whole: it counts once.
+ */
 function repeatedSentences(report: string): number {
-  // Attribution lines ("— page › section [1]") say where a quote is, twice when two quotes share a section.
-  const prose = reportBody(report)
-    .split('\n')
-    .filter((line) => !line.startsWith('— '))
-    .join('\n')
-    .replace(/\[\d+\]/g, '');
+  // Attribution lines ("— page › section [1]") end each quote and say where it is (twice when two
+  // quotes share a section): they split the prose into parts and are not counted.
+  const parts = reportBody(report)
+    .replace(/\[\d+\]/g, '')
+    .split(/^— .*$/m);
   const counts = new Map<string, number>();
-  for (const sentence of prose.split(/(?<=[.!?])\s+/)) {
-    const key = readable(sentence)
-      .replace(/[^\p{L}\p{N} ]/gu, '')
-      .trim();
-    if (key.split(' ').length < 6) continue;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const part of parts) {
+    const keys = new Set<string>();
+    for (const sentence of part.split(/(?<=[.!?])\s+/)) {
+      const key = readable(sentence)
+        .replace(/[^\p{L}\p{N} ]/gu, '')
+        .trim();
+      if (key.split(' ').length >= 6) keys.add(key);
+    }
+    for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts.values()].filter((count) => count > 1).length;
 }

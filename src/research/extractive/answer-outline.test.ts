@@ -25,6 +25,7 @@ describe('the answer outline (issue 42)', () => {
       '$ make -k all',
       'x = compile(source)',
       'tar xf archive.tar -C /srv',
+      '--full-history with parent rewriting',
     ];
     for (const term of terms) {
       const outline = answerOutline('How do I make a tarball?', [note('a', `git-archive(1) › EXAMPLES › ${term}`, 1)], {

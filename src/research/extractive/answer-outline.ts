@@ -42,14 +42,15 @@ function prior(note: Note): number {
 }
 
 /**
- * A heading that is code rather than a topic: a signature, an option, a dotted name, a command line
- * a definition list uses as its term ("git archive -o latest.tar HEAD"), a prompt, a statement (a
- * plain word, as a glossary entry's "estuary", is a topic).
+ * A heading that is code rather than a topic: a signature, an option (with words after it or not), a
+ * dotted name, a command line a definition list uses as its term ("git archive -o latest.tar HEAD"),
+ * a prompt, a statement (a plain word, as a glossary entry's "estuary", is a topic).
  */
-export function isCodeTitle(heading: string): boolean {
+function isCodeTitle(heading: string): boolean {
   if (/^[\p{L}][\p{L}'’-]*$/u.test(heading)) return false;
-  // A lowercase command with an option after it, a shell or REPL prompt, code punctuation.
-  if (/^[a-z][\w.+-]*(?:\s+\S+)*?\s+--?[a-zA-Z]/.test(heading)) return true;
+  // An option ("--full-history with parent rewriting"), a lowercase command with an option after
+  // it, a shell or REPL prompt, code punctuation.
+  if (/^--?[a-zA-Z]|^[a-z][\w.+-]*(?:\s+\S+)*?\s+--?[a-zA-Z]/.test(heading)) return true;
   if (/^(?:\$|%|#|>>>)\s|[{};=`]/.test(heading)) return true;
   return isCodeHeading(heading);
 }
