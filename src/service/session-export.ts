@@ -55,15 +55,18 @@ export async function renderMarkdown(text: string): Promise<string> {
 /** Everything about a session, as export files and store migrations carry it. */
 export async function buildSnapshot(store: OwnerStore, sessionId: string): Promise<SessionSnapshot> {
   const session = await store.getSession(sessionId);
-  const [messages, runs, steps, sources] = await Promise.all([
+  const graphThread = session.externalId?.startsWith('langgraph:') ?? false;
+  const [messages, runs, steps, sources, checkpoints] = await Promise.all([
     store.listMessages(session.id),
     store.listRuns(session.id),
     store.listSteps(session.id, { includePrompts: true }),
     store.listSources(session.id),
+    graphThread ? store.listCheckpointSnapshots(session.id) : [],
   ]);
   return {
     session: {
       id: session.id,
+      ...(graphThread ? { externalId: session.externalId } : {}),
       title: session.title,
       question: session.question,
       status: session.status,
@@ -105,6 +108,7 @@ export async function buildSnapshot(store: OwnerStore, sessionId: string): Promi
         createdAt,
       }),
     ),
+    ...(graphThread ? { checkpoints } : {}),
   };
 }
 

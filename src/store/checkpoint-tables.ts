@@ -82,5 +82,38 @@ export interface CheckpointTables {
   readWrites(sessionId: string, ns: string, checkpointId: string): Promise<WriteRow[]>;
 }
 
+/**
+ * A LangGraph checkpoint of a thread, as export files carry it (`checkpoint-tables.ts` has the
+ * stored rows): bytes as base64, with the channel values it stored itself and the writes made on it.
+ */
+export interface CheckpointSnapshot {
+  ns: string;
+  id: string;
+  parentId: string | null;
+  bodyType: string;
+  /** base64 */
+  body: string;
+  /** JSON text. */
+  metadata: string;
+  valueRefs: Record<string, string>;
+  values: {
+    channel: string;
+    version: string;
+    valueType: string;
+    /** base64 */
+    value: string;
+    baseVersion: string | null;
+    baseOrigin: string | null;
+  }[];
+  writes: {
+    taskId: string;
+    idx: number;
+    channel: string;
+    valueType: string /** base64 */;
+    value: string;
+    taskPath: string;
+  }[];
+}
+
 /** The external id a LangGraph thread's session carries. */
 export const threadExternalId = (threadId: string) => `langgraph:${threadId}`;

@@ -2,6 +2,7 @@ import { QuarryError } from '../shared/errors.ts';
 import { currentTraceContext } from '../shared/tracing.ts';
 import type {
   Admission,
+  CheckpointSnapshot,
   ClaimSessionInput,
   CreateSessionInput,
   DeleteFinishedOptions,
@@ -60,6 +61,8 @@ export interface OwnerStore {
   /** One step of one of the session's runs, with its prompt. */
   getStep(sessionId: string, runId: string, key: string): Promise<StepDetail>;
   listSources(sessionId: string): Promise<Source[]>;
+  /** A LangGraph thread's checkpoints as export files carry them (none for a research session). */
+  listCheckpointSnapshots(sessionId: string): Promise<CheckpointSnapshot[]>;
   readEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<StoredEvent[]>;
   /** Wakes the listener when the session has new events (read them with `readEvents`). */
   subscribe(sessionId: string, listener: EventListener): () => void;
@@ -116,6 +119,7 @@ export function ownerStore(store: Store, ownerId: string): OwnerStore {
       return store.getStep(runId, key);
     },
     listSources: (sessionId) => store.listSources(sessionId, scope),
+    listCheckpointSnapshots: (sessionId) => store.listCheckpointSnapshots(sessionId, scope),
     readEvents: (sessionId, options = {}) => store.readEvents(sessionId, { ...options, ownerId }),
     // Deletions name their owner: another user's never reach this user's listeners.
     subscribe: (sessionId, listener) =>

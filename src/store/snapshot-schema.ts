@@ -6,6 +6,7 @@ const text = (min: number, max: number) => z.string().check(z.minLength(min), z.
 const count = (min: number) => z.int().check(z.gte(min));
 
 const time = count(0);
+const base64 = z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64'));
 
 // Files written by older releases may carry codes this one no longer knows: they read as INTERNAL.
 const errorInfo = z.object({
@@ -30,6 +31,7 @@ export const sessionSnapshotSchema = z
   .object({
     session: z.object({
       id: text(1, 128).check(z.regex(/^[A-Za-z0-9_-]+$/)),
+      externalId: z.optional(z.nullable(text(1, 300))),
       title: z.string().check(z.trim(), z.minLength(1), z.maxLength(300)),
       question: text(1, 100_000),
       status: z.enum(sessionStatuses),
@@ -109,6 +111,41 @@ export const sessionSnapshotSchema = z
         }),
       )
       .check(z.maxLength(100_000)),
+    checkpoints: z.optional(
+      z
+        .array(
+          z.object({
+            ns: text(0, 500),
+            id: text(1, 200),
+            parentId: z.nullable(text(1, 200)),
+            bodyType: text(1, 100),
+            body: base64,
+            metadata: text(0, 10_000_000),
+            valueRefs: z.record(z.string(), z.string()),
+            values: z.array(
+              z.object({
+                channel: text(1, 500),
+                version: text(1, 200),
+                valueType: text(1, 100),
+                value: base64,
+                baseVersion: z.nullable(text(1, 200)),
+                baseOrigin: z.nullable(text(1, 200)),
+              }),
+            ),
+            writes: z.array(
+              z.object({
+                taskId: text(1, 200),
+                idx: z.int(),
+                channel: text(1, 500),
+                valueType: text(1, 100),
+                value: base64,
+                taskPath: text(0, 2000),
+              }),
+            ),
+          }),
+        )
+        .check(z.maxLength(100_000)),
+    ),
   })
   .check(
     z.superRefine((snapshot, ctx) => {

@@ -203,6 +203,7 @@ const argumentSchemas = {
     }),
   ],
   listSources: [id(), ownerScope()],
+  listCheckpointSnapshots: [id(), ownerScope()],
   appendEvent: [z.object({ sessionId: id(), fence: optional(fence()), event: event() })],
   readEvents: [
     id(),

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,5 +77,53 @@ describe('LangGraph threads in the CLI (issue 45)', () => {
     const done = quarry(location, ['show', id]);
     expect(done.stdout).toContain('next: nothing (the graph reached its end)');
     expect(done.stdout).toContain('count: 2');
+  });
+
+  it('exports a thread with its checkpoints: imported into another store, its graph carries on where it waited', {
+    timeout: within(120_000),
+  }, async () => {
+    const graph = (saver: QuarrySaver) =>
+      new StateGraph(State)
+        .addNode('greet', () => ({ asked: 'How many tides a day?' }))
+        .addNode('ask', (state) => ({ count: Number(interrupt(state.asked)) }))
+        .addEdge(START, 'greet')
+        .addEdge('greet', 'ask')
+        .addEdge('ask', END)
+        .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: 'tides-9' } };
+    const here = saverLocation('sqlite');
+    const there = saverLocation('sqlite');
+    cleanups.push(here.drop, there.drop);
+    const saver = await QuarrySaver.open(here.location);
+    cleanups.push(() => saver.close());
+    await graph(saver).invoke({}, config);
+    const before = await graph(saver).getState(config);
+
+    const id = /^([0-9a-f]{8})\s+LangGraph thread tides-9/m.exec(quarry(here.location, ['ls']).stdout)![1]!;
+    const file = join(dirname(here.location), 'thread.json');
+    const exported = quarry(here.location, ['export', id, '--format', 'json', '-o', file]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const imported = quarry(there.location, ['import', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+
+    const moved = await QuarrySaver.open(there.location);
+    cleanups.push(() => moved.close());
+    const after = await graph(moved).getState(config);
+    expect(after.values).toEqual(before.values);
+    expect(after.next).toEqual(['ask']);
+    expect(after.tasks[0]?.interrupts[0]?.value).toBe('How many tides a day?');
+    let history = 0;
+    for await (const _tuple of moved.list(config)) history += 1;
+    let original = 0;
+    for await (const _tuple of saver.list(config)) original += 1;
+    expect(history).toBe(original);
+    await graph(moved).invoke(new Command({ resume: 3 }), config);
+    expect((await graph(moved).getState(config)).values).toEqual({ asked: 'How many tides a day?', count: 3 });
+    // The original is untouched; the same thread imported again is refused, and nothing is added.
+    expect((await graph(saver).getState(config)).next).toEqual(['ask']);
+    const again = quarry(there.location, ['import', file]);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('already has LangGraph thread "tides-9"');
+    expect(quarry(there.location, ['ls']).stdout.match(/LangGraph thread tides-9/g)).toHaveLength(1);
   });
 });

@@ -6,8 +6,10 @@ import type {
   PutCheckpointInput,
   WriteRow,
 } from '../checkpoint-tables.ts';
+import type { CheckpointSnapshot, OwnerScope } from '../store.ts';
 import { decodeObject, encodeJson, putBlobsInTx } from './codec.ts';
-import type { SqlContext } from './context.ts';
+import { readSession, type SqlContext } from './context.ts';
+import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
 
@@ -216,4 +218,120 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
       );
     },
   };
+}
+
+const base64 = (value: unknown) => Buffer.from(bytes(value)).toString('base64');
+
+/** A LangGraph thread's checkpoints, with their values and writes, as export files carry them. */
+export async function listCheckpointSnapshots(
+  ctx: SqlContext,
+  sessionId: string,
+  scope: OwnerScope = {},
+): Promise<CheckpointSnapshot[]> {
+  await readSession(ctx, ctx.driver, sessionId, scope);
+  const [checkpoints, values, writes] = await Promise.all([
+    ctx.driver.query<Row>(`${CHECKPOINT_SELECT} WHERE c.session_id = ? ORDER BY c.checkpoint_ns, c.checkpoint_id`, [
+      sessionId,
+    ]),
+    ctx.driver.query<Row>(`${VALUE_SELECT.replace('SELECT ', 'SELECT checkpoint_ns, ')} WHERE session_id = ?`, [
+      sessionId,
+    ]),
+    ctx.driver.query<Row>(
+      `SELECT checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, ${blob('value_blob')} AS value, task_path
+       FROM lg_writes WHERE session_id = ? ORDER BY task_id, idx`,
+      [sessionId],
+    ),
+  ]);
+  const of = (row: Row) => `${row.checkpoint_ns}\u0000${row.origin ?? row.checkpoint_id}`;
+  return checkpoints.map((row) => {
+    const checkpoint = toCheckpoint(row);
+    const key = `${checkpoint.ns}\u0000${checkpoint.id}`;
+    return {
+      ns: checkpoint.ns,
+      id: checkpoint.id,
+      parentId: checkpoint.parentId,
+      bodyType: checkpoint.bodyType,
+      body: base64(checkpoint.body),
+      metadata: checkpoint.metadata,
+      valueRefs: checkpoint.valueRefs,
+      values: values
+        .filter((value) => of(value) === key)
+        .map((value) => {
+          const { channel, version, valueType, baseVersion, baseOrigin } = toValue(value);
+          return { channel, version, valueType, value: base64(value.value), baseVersion, baseOrigin };
+        }),
+      writes: writes
+        .filter((write) => of(write) === key)
+        .map((write) => ({
+          taskId: String(write.task_id),
+          idx: Number(write.idx),
+          channel: String(write.channel),
+          valueType: String(write.value_type),
+          value: base64(write.value),
+          taskPath: String(write.task_path),
+        })),
+    };
+  });
+}
+
+/** Writes an imported thread's checkpoints, values and writes under `sessionId`, inside the import's transaction. */
+export async function importCheckpointsInTx(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  sessionId: string,
+  checkpoints: readonly CheckpointSnapshot[],
+): Promise<void> {
+  for (const checkpoint of checkpoints) {
+    const [body, ...hashes] = await putBlobsInTx(tx, ctx.now, sessionId, [
+      Buffer.from(checkpoint.body, 'base64'),
+      ...checkpoint.values.map((value) => Buffer.from(value.value, 'base64')),
+      ...checkpoint.writes.map((write) => Buffer.from(write.value, 'base64')),
+    ]);
+    await tx.query(
+      `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})`,
+      [
+        sessionId,
+        checkpoint.ns,
+        checkpoint.id,
+        checkpoint.parentId,
+        checkpoint.bodyType,
+        body,
+        checkpoint.metadata,
+        encodeJson(checkpoint.valueRefs),
+      ],
+    );
+    for (const [index, value] of checkpoint.values.entries())
+      await tx.query(
+        `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          sessionId,
+          checkpoint.ns,
+          value.channel,
+          value.version,
+          checkpoint.id,
+          value.valueType,
+          hashes[index],
+          value.baseVersion,
+          value.baseOrigin,
+        ],
+      );
+    for (const [index, write] of checkpoint.writes.entries())
+      await tx.query(
+        `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          sessionId,
+          checkpoint.ns,
+          checkpoint.id,
+          write.taskId,
+          write.idx,
+          write.channel,
+          write.valueType,
+          hashes[checkpoint.values.length + index],
+          write.taskPath,
+        ],
+      );
+  }
 }

@@ -1,5 +1,7 @@
+import { QuarryError } from '../../shared/errors.ts';
 import type { Admission, Session, SessionSnapshot, StepDetail } from '../store.ts';
 import { admit } from './admission.ts';
+import { importCheckpointsInTx } from './checkpoints.ts';
 import { encodeJson, newId, putBlobInTx, storePayload } from './codec.ts';
 import { readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
@@ -23,15 +25,28 @@ export async function importSession(
       (runIds.length > 0 &&
         (await tx.query(`SELECT id FROM runs WHERE id IN (${runIds.map(() => '?').join(', ')})`, runIds)).length > 0);
     const sessionId = taken ? newId() : source.id;
+    // A LangGraph thread keeps its thread id, or its graph could not find it: two of one name is refused.
+    const externalId = source.externalId?.startsWith('langgraph:') ? source.externalId : null;
+    if (
+      externalId &&
+      (await tx.query('SELECT id FROM sessions WHERE owner_id = ? AND external_id = ?', [options.ownerId, externalId]))
+        .length > 0
+    )
+      throw new QuarryError(
+        'CONFLICT',
+        `This store already has LangGraph thread "${externalId.slice('langgraph:'.length)}"; delete it first to import this one.`,
+        { details: { externalId } },
+      );
     const runIdMap = new Map(snapshot.runs.map((run) => [run.id, taken ? newId() : run.id]));
     const mapRun = (id: string | null) => (id === null ? null : (runIdMap.get(id) ?? null));
     const current = [...snapshot.runs].sort((a, b) => b.number - a.number)[0];
     await tx.query(
-      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, current_run_id, error_code, error_message,
-         message_count, run_count, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})`,
+      `INSERT INTO sessions (id, owner_id, external_id, title, question, status, settings, workflow_name, workflow_version, current_run_id, error_code, error_message,
+         message_count, run_count, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})`,
       [
         sessionId,
         options.ownerId,
+        externalId,
         source.title,
         source.question,
         importedStatus(source.status),
@@ -144,6 +159,7 @@ export async function importSession(
         ],
       );
     }
+    if (snapshot.checkpoints?.length) await importCheckpointsInTx(ctx, tx, sessionId, snapshot.checkpoints);
     await appendEventsInTx(ctx, tx, sessionId, [{ type: 'session-import', data: { originalId: source.id } }]);
     return readSession(ctx, tx, sessionId);
   });

@@ -28,7 +28,7 @@ import type {
   UpsertDocumentInput,
   UpsertSourceInput,
 } from '../store.ts';
-import { checkpointTables } from './checkpoints.ts';
+import { checkpointTables, listCheckpointSnapshots } from './checkpoints.ts';
 import { putBlobInTx } from './codec.ts';
 import { readSession, type SqlContext, touchSession } from './context.ts';
 import {
@@ -192,6 +192,8 @@ export class SqlStore implements Store {
 
   upsertSource = (input: UpsertSourceInput) => upsertSource(this.ctx, input);
   listSources = (sessionId: string, scope?: OwnerScope) => listSources(this.ctx, sessionId, scope);
+  listCheckpointSnapshots = (sessionId: string, scope?: OwnerScope) =>
+    listCheckpointSnapshots(this.ctx, sessionId, scope);
 
   appendEvent = (input: { sessionId: string; fence?: Fence; event: EventInput }) => appendEvent(this.ctx, input);
   readEvents = (sessionId: string, options?: { after?: number; limit?: number } & OwnerScope) =>
