@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context } from 'hono';
-import { createMcpServer } from './mcp.ts';
+import { connectMcpServer } from './mcp.ts';
 import type { AppEnv } from './server-env.ts';
 
 /**
@@ -20,12 +20,11 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
       405,
       { allow: 'POST' },
     );
-  const server = createMcpServer(c.get('context'));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: false,
   });
-  await server.connect(transport);
+  const server = await connectMcpServer(c.get('context'), transport);
   // The request guard has read the body already: hand the transport what it parsed.
   const parsedBody = c.req.method === 'POST' ? await c.req.json().catch(() => undefined) : undefined;
   const response = await transport.handleRequest(c.req.raw, { parsedBody });

@@ -1,4 +1,5 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { QUARRY_VERSION } from '../config/version.ts';
@@ -13,7 +14,7 @@ import { askSession, startResearch } from '../service/start-research.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { isRunEnd } from '../shared/events.ts';
 import { reportDelivered } from './delivery-lag.ts';
-import { answerAsTheSpecSays, resourceNotFound } from './mcp-protocol.ts';
+import { connectAsTheSpecSays, resourceNotFound, type SpecRules } from './mcp-protocol.ts';
 import { sessionTaskStore, TASK_POLL_MS } from './mcp-tasks.ts';
 import { progressNote } from './responses-wire.ts';
 
@@ -157,7 +158,7 @@ function logTo(extra: { sendNotification: (notification: ServerNotification) => 
  * sessions; each session's report and sources as resources. Runs belong to the runner, never to the
  * MCP connection: a client that goes away leaves its research running, to be read later.
  */
-export function createMcpServer(context: ServiceContext): McpServer {
+function buildMcpServer(context: ServiceContext): { server: McpServer; rules: SpecRules } {
   const server = new McpServer(
     { name: 'quarry', title: 'Quarry deep research', version: QUARRY_VERSION },
     {
@@ -167,6 +168,7 @@ export function createMcpServer(context: ServiceContext): McpServer {
         'Quarry researches a question over documents or the web and writes a cited report. Start with start_research; it returns a session id at once (or, with wait: true, the report, reporting progress). Read it with get_research; ask follow-ups with ask_followup. Clients that support tasks can call research as a task instead.',
     },
   );
+  const resources: SpecRules['resources'][number][] = [];
   const sessionId = z.string().min(1).max(128).describe('The session id start_research returned');
   const question = z.string().min(1).max(20_000).describe('What to research');
 
@@ -380,71 +382,93 @@ export function createMcpServer(context: ServiceContext): McpServer {
       mimeType,
     })),
   });
-  server.registerResource(
-    'report',
-    new ResourceTemplate('quarry://sessions/{sessionId}/report', {
-      complete,
-      list: listed('report', 'report', 'text/markdown'),
-    }),
-    { title: 'A session’s report', description: 'The latest report of a research session', mimeType: 'text/markdown' },
-    async (uri, { sessionId: id }) => {
-      const view = await viewFor(uri, id);
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: view.reports.at(-1)?.report ?? '' }] };
-    },
+  resources.push(
+    server.registerResource(
+      'report',
+      new ResourceTemplate('quarry://sessions/{sessionId}/report', {
+        complete,
+        list: listed('report', 'report', 'text/markdown'),
+      }),
+      {
+        title: 'A session’s report',
+        description: 'The latest report of a research session',
+        mimeType: 'text/markdown',
+      },
+      async (uri, { sessionId: id }) => {
+        const view = await viewFor(uri, id);
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: view.reports.at(-1)?.report ?? '' }] };
+      },
+    ),
   );
-  server.registerResource(
-    'report-version',
-    new ResourceTemplate('quarry://sessions/{sessionId}/reports/{version}', { complete, list: undefined }),
-    {
-      title: 'One version of a session’s report',
-      description:
-        'A report version of a research session (1 is the first; a follow-up that researched further wrote the next)',
-      mimeType: 'text/markdown',
-    },
-    async (uri, { sessionId: id, version }) => {
-      const view = await viewFor(uri, id);
-      const report = view.reports[Number(version) - 1];
-      if (!report) throw resourceNotFound(uri.href);
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: report.report }] };
-    },
+  resources.push(
+    server.registerResource(
+      'report-version',
+      new ResourceTemplate('quarry://sessions/{sessionId}/reports/{version}', { complete, list: undefined }),
+      {
+        title: 'One version of a session’s report',
+        description:
+          'A report version of a research session (1 is the first; a follow-up that researched further wrote the next)',
+        mimeType: 'text/markdown',
+      },
+      async (uri, { sessionId: id, version }) => {
+        const view = await viewFor(uri, id);
+        const report = view.reports[Number(version) - 1];
+        if (!report) throw resourceNotFound(uri.href);
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: report.report }] };
+      },
+    ),
   );
-  server.registerResource(
-    'conversation',
-    new ResourceTemplate('quarry://sessions/{sessionId}/conversation', {
-      complete,
-      list: listed('conversation', 'conversation', 'text/markdown'),
-    }),
-    {
-      title: 'A session’s conversation',
-      description: 'The questions and answers of a research session, follow-ups included',
-      mimeType: 'text/markdown',
-    },
-    async (uri, { sessionId: id }) => {
-      const view = await viewFor(uri, id);
-      const text = view.messages
-        .filter((message) => message.role !== 'system')
-        .map((message) => `## ${message.role === 'user' ? 'Question' : 'Answer'}\n\n${message.content}`)
-        .join('\n\n');
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
-    },
+  resources.push(
+    server.registerResource(
+      'conversation',
+      new ResourceTemplate('quarry://sessions/{sessionId}/conversation', {
+        complete,
+        list: listed('conversation', 'conversation', 'text/markdown'),
+      }),
+      {
+        title: 'A session’s conversation',
+        description: 'The questions and answers of a research session, follow-ups included',
+        mimeType: 'text/markdown',
+      },
+      async (uri, { sessionId: id }) => {
+        const view = await viewFor(uri, id);
+        const text = view.messages
+          .filter((message) => message.role !== 'system')
+          .map((message) => `## ${message.role === 'user' ? 'Question' : 'Answer'}\n\n${message.content}`)
+          .join('\n\n');
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
+      },
+    ),
   );
-  server.registerResource(
-    'sources',
-    new ResourceTemplate('quarry://sessions/{sessionId}/sources', {
-      complete,
-      list: listed('sources', 'sources', 'application/json'),
-    }),
-    { title: 'A session’s sources', description: 'The sources a research session found', mimeType: 'application/json' },
-    async (uri, { sessionId: id }) => {
-      const view = await viewFor(uri, id);
-      const sources = view.sources.map((source) => ({
-        citation: source.citation,
-        title: source.title,
-        url: source.url,
-      }));
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(sources, null, 2) }] };
-    },
+  resources.push(
+    server.registerResource(
+      'sources',
+      new ResourceTemplate('quarry://sessions/{sessionId}/sources', {
+        complete,
+        list: listed('sources', 'sources', 'application/json'),
+      }),
+      {
+        title: 'A session’s sources',
+        description: 'The sources a research session found',
+        mimeType: 'application/json',
+      },
+      async (uri, { sessionId: id }) => {
+        const view = await viewFor(uri, id);
+        const sources = view.sources.map((source) => ({
+          citation: source.citation,
+          title: source.title,
+          url: source.url,
+        }));
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(sources, null, 2) }] };
+      },
+    ),
   );
-  answerAsTheSpecSays(server, { research: 'optional' });
+  return { server, rules: { taskSupport: { research: 'optional' }, resources } };
+}
+
+/** A Quarry MCP server for this context, connected to `transport` (stdio, or one HTTP request). */
+export async function connectMcpServer(context: ServiceContext, transport: Transport): Promise<McpServer> {
+  const { server, rules } = buildMcpServer(context);
+  await connectAsTheSpecSays(server, transport, rules);
   return server;
 }

@@ -15,17 +15,16 @@ export function registerMcp(program: Command, runtime: CliRuntime): void {
     .option('--docs <folder>', 'documents folder for new research (repeatable)', collect)
     .option('--no-runner', 'only start and read sessions; workers elsewhere run them')
     .action(async (options: { docs?: string[]; runner: boolean }) => {
-      const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([
+      const [{ StdioServerTransport }, { connectMcpServer }] = await Promise.all([
         import('@modelcontextprotocol/sdk/server/stdio.js'),
         import('../../server/mcp.ts'),
       ]);
       const context = await runtime.openRunner({ docs: options.docs });
       if (options.runner) context.runner.start();
-      const server = createMcpServer(context);
+      const server = await connectMcpServer(context, new StdioServerTransport());
       const closed = new Promise<void>((resolve) => {
         server.server.onclose = resolve;
       });
-      await server.connect(new StdioServerTransport());
       console.error(`quarry mcp: ready on stdio (store ${context.store.info().location})`);
       const stop = () => void server.close();
       process.once('SIGTERM', stop);
