@@ -143,7 +143,6 @@ describe('source architecture', () => {
         why: 'the PostgreSQL driver: pool, retries, LISTEN, outage mapping',
       },
       'src/server/wire.ts': { lines: 500, why: 'every wire schema the API and the web UI share' },
-      'src/server/mcp.ts': { lines: 450, why: 'the MCP server: tools, resources, prompt, tasks' },
       'src/server/routes/session-routes.ts': { lines: 450, why: 'the session routes, declared with their OpenAPI' },
       'src/store/validating-store.ts': {
         lines: 440,

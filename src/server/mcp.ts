@@ -1,4 +1,4 @@
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -14,7 +14,8 @@ import { askSession, startResearch } from '../service/start-research.ts';
 import { isQuarryError, QuarryError, toErrorInfo } from '../shared/errors.ts';
 import { isRunEnd } from '../shared/events.ts';
 import { reportDelivered } from './delivery-lag.ts';
-import { connectAsTheSpecSays, resourceNotFound, type SpecRules } from './mcp-protocol.ts';
+import { connectAsTheSpecSays, type SpecRules } from './mcp-protocol.ts';
+import { registerSessionResources } from './mcp-resources.ts';
 import { sessionTaskStore, TASK_POLL_MS } from './mcp-tasks.ts';
 import { progressNote } from './responses-wire.ts';
 
@@ -168,7 +169,6 @@ function buildMcpServer(context: ServiceContext): { server: McpServer; rules: Sp
         'Quarry researches a question over documents or the web and writes a cited report. Start with start_research; it returns a session id at once (or, with wait: true, the report, reporting progress). Read it with get_research; ask follow-ups with ask_followup. Clients that support tasks can call research as a task instead.',
     },
   );
-  const resources: SpecRules['resources'][number][] = [];
   const sessionId = z.string().min(1).max(128).describe('The session id start_research returned');
   const question = z.string().min(1).max(20_000).describe('What to research');
 
@@ -356,113 +356,7 @@ function buildMcpServer(context: ServiceContext): { server: McpServer; rules: Sp
     }),
   );
 
-  const listAll = async () => {
-    const page = await listSessions(context, { limit: 50 });
-    return page.sessions;
-  };
-  // Session ids complete from the user's newest sessions.
-  const complete = {
-    sessionId: async (prefix: string) =>
-      (await listAll()).map((session) => session.id).filter((id) => id.startsWith(prefix)),
-  };
-  /** A session's view for a resource, or "resource not found" for a session this user does not have. */
-  const viewFor = async (uri: URL, id: unknown) => {
-    try {
-      return await showSession(context, String(id));
-    } catch (error) {
-      if (isQuarryError(error, 'SESSION_NOT_FOUND') || isQuarryError(error, 'INVALID_INPUT'))
-        throw resourceNotFound(uri.href);
-      throw error;
-    }
-  };
-  const listed = (suffix: string, name: string, mimeType: string) => async () => ({
-    resources: (await listAll()).map((session) => ({
-      uri: `quarry://sessions/${session.id}/${suffix}`,
-      name: `${session.title} — ${name}`,
-      mimeType,
-    })),
-  });
-  resources.push(
-    server.registerResource(
-      'report',
-      new ResourceTemplate('quarry://sessions/{sessionId}/report', {
-        complete,
-        list: listed('report', 'report', 'text/markdown'),
-      }),
-      {
-        title: 'A session’s report',
-        description: 'The latest report of a research session',
-        mimeType: 'text/markdown',
-      },
-      async (uri, { sessionId: id }) => {
-        const view = await viewFor(uri, id);
-        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: view.reports.at(-1)?.report ?? '' }] };
-      },
-    ),
-  );
-  resources.push(
-    server.registerResource(
-      'report-version',
-      new ResourceTemplate('quarry://sessions/{sessionId}/reports/{version}', { complete, list: undefined }),
-      {
-        title: 'One version of a session’s report',
-        description:
-          'A report version of a research session (1 is the first; a follow-up that researched further wrote the next)',
-        mimeType: 'text/markdown',
-      },
-      async (uri, { sessionId: id, version }) => {
-        const view = await viewFor(uri, id);
-        const report = view.reports[Number(version) - 1];
-        if (!report) throw resourceNotFound(uri.href);
-        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: report.report }] };
-      },
-    ),
-  );
-  resources.push(
-    server.registerResource(
-      'conversation',
-      new ResourceTemplate('quarry://sessions/{sessionId}/conversation', {
-        complete,
-        list: listed('conversation', 'conversation', 'text/markdown'),
-      }),
-      {
-        title: 'A session’s conversation',
-        description: 'The questions and answers of a research session, follow-ups included',
-        mimeType: 'text/markdown',
-      },
-      async (uri, { sessionId: id }) => {
-        const view = await viewFor(uri, id);
-        const text = view.messages
-          .filter((message) => message.role !== 'system')
-          .map((message) => `## ${message.role === 'user' ? 'Question' : 'Answer'}\n\n${message.content}`)
-          .join('\n\n');
-        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
-      },
-    ),
-  );
-  resources.push(
-    server.registerResource(
-      'sources',
-      new ResourceTemplate('quarry://sessions/{sessionId}/sources', {
-        complete,
-        list: listed('sources', 'sources', 'application/json'),
-      }),
-      {
-        title: 'A session’s sources',
-        description: 'The sources a research session found',
-        mimeType: 'application/json',
-      },
-      async (uri, { sessionId: id }) => {
-        const view = await viewFor(uri, id);
-        const sources = view.sources.map((source) => ({
-          citation: source.citation,
-          title: source.title,
-          url: source.url,
-        }));
-        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(sources, null, 2) }] };
-      },
-    ),
-  );
+  const resources = registerSessionResources(server, context);
   return { server, rules: { taskSupport: { research: 'optional' }, resources } };
 }
 
