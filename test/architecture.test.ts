@@ -126,8 +126,8 @@ describe('source architecture', () => {
      */
     const exceptions: Record<string, { lines: number; why: string }> = {
       'src/store/store.ts': {
-        lines: 780,
-        why: 'the Store contract: every operation and its types; the corpus has its own file (corpus-contract.ts), the other concerns to follow (issue 43)',
+        lines: 730,
+        why: 'the Store contract: every operation and its types; the corpus and the accounts have their own files (corpus-contract.ts, accounts-contract.ts), sessions, journal and events to follow (issue 43)',
       },
       'src/engine/engine-suite.ts': { lines: 620, why: 'the engine conformance suite, run against both stores' },
       'src/engine/run-context.ts': {

@@ -1,6 +1,12 @@
+import * as z from 'zod';
+import { optional } from 'zod';
+import { bigText, int, limits, list, nonEmpty, number, sha256Hex, text } from './schema-parts.ts';
+import type { CheckedTable, SchemaTable } from './schema-table.ts';
+
 /**
  * The local documents index's contract: documents, their passages, and search over them (one of the
- * store's concerns; `Store` extends `Corpus`).
+ * store's concerns; `Store` extends `Corpus`), with each operation's argument schemas, which the
+ * validating store applies in front of every backend.
  */
 
 export interface CorpusDocument {
@@ -124,3 +130,50 @@ export interface Corpus {
    */
   readPassages(input: { path: string; positions: number[] }): Promise<PassageHit[]>;
 }
+
+/** The corpus operations' argument schemas, one per positional argument (see `validating-store.ts`). */
+export const corpusSchemas = {
+  upsertDocument: [
+    z.object({
+      path: nonEmpty(4000),
+      title: text(1000),
+      kind: nonEmpty(20),
+      size: int(0),
+      mtimeMs: number(0),
+      contentHash: sha256Hex(),
+      chars: int(0),
+      navigation: z.boolean(),
+      passages: list(
+        z.object({
+          start: int(0),
+          end: int(0),
+          text: bigText(limits.messageChars),
+          headings: text(2000),
+          linkDensity: number(0, 1),
+        }),
+        200_000,
+      ),
+      sketch: optional(bigText(limits.payloadBytes)),
+      error: optional(text(2000)),
+      readerVersion: optional(int(0)),
+    }),
+  ],
+  touchDocument: [z.object({ path: nonEmpty(4000), mtimeMs: number(0), size: int(0) })],
+  documentSketches: [z.object({ pathPrefix: nonEmpty(4000) })],
+  markDuplicates: [list(z.object({ path: nonEmpty(4000), duplicateOf: z.nullable(nonEmpty(4000)) }), 1_000_000)],
+  listDocuments: [optional(z.object({ pathPrefix: optional(text(4000)) }))],
+  removeDocuments: [list(text(4000), 1_000_000)],
+  refreshCorpusStatistics: [],
+  readPassages: [z.object({ path: text(4096), positions: list(int(0), 100) })],
+  searchPassages: [
+    z.object({
+      query: text(2000),
+      limit: optional(int(1, 100)),
+      pathPrefixes: optional(list(z.string().check(z.minLength(1), z.maxLength(4000)), 50)),
+    }),
+  ],
+} as const satisfies SchemaTable<Corpus>;
+
+/** Each schema checked against its operation's signature: a missing or drifting one does not compile. */
+const checkedAgainstCorpus: CheckedTable<Corpus, typeof corpusSchemas> = corpusSchemas;
+void checkedAgainstCorpus;

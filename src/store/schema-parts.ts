@@ -63,3 +63,6 @@ export const someOf = <T extends z.ZodType>(item: T) => z.array(item).check(z.mi
 export const traceparent = () =>
   z.string().check(z.regex(/^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/, 'must be a W3C traceparent'));
 export const sha256Hex = (message?: string) => z.string().check(z.regex(/^[0-9a-f]{64}$/, message));
+export const id = () => z.string().check(z.minLength(1), z.maxLength(128));
+export const nonEmpty = (max: number) =>
+  z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(max));

@@ -16,6 +16,7 @@
 import type { ErrorInfo } from '../shared/errors.ts';
 import type { QuarryEvent, StoredEvent } from '../shared/events.ts';
 import type { StepKind } from '../shared/step-kinds.ts';
+import type { Accounts } from './accounts-contract.ts';
 import type { CheckpointSnapshot } from './checkpoint-tables.ts';
 import type { Corpus } from './corpus-contract.ts';
 
@@ -58,6 +59,7 @@ export interface LeaseInfo {
 }
 
 export type { ErrorInfo } from '../shared/errors.ts';
+export type { Accounts, ApiToken, User } from './accounts-contract.ts';
 export type {
   Corpus,
   CorpusDocument,
@@ -220,25 +222,6 @@ export interface Lease {
 export interface Fence {
   sessionId: string;
   epoch: number;
-}
-
-export interface User {
-  id: string;
-  name: string;
-  createdAt: number;
-}
-
-/** An API token as listings show it: never the token, nor its hash. */
-export interface ApiToken {
-  /** Short id for listing and revoking. */
-  id: string;
-  userId: string;
-  label: string | null;
-  createdAt: number;
-  /** Null: it never expires. */
-  expiresAt: number | null;
-  /** The token this one was minted from (a browser sign-in's API token); revoking it revokes this one. */
-  parentId: string | null;
 }
 
 /** A whole session as export files carry it; `importSession` recreates it. */
@@ -721,53 +704,16 @@ export interface EventLog {
   onRunnable(listener: () => void): () => void;
 }
 
-/** Users and their API tokens. */
-export interface Accounts {
-  createUser(input: { id?: string; name: string }): Promise<User>;
-  listUsers(): Promise<User[]>;
-  /** Whether any user exists (a server on loopback serves its one local user only while none does). */
-  hasUsers(): Promise<boolean>;
-  /** Removes the user and their tokens (not their sessions). */
-  deleteUser(userId: string): Promise<void>;
-  /**
-   * Hands every session of `fromOwnerId` (the local user's, made before sign-in was required) to the
-   * user `toUserId`, in one transaction; a session whose external id that user already uses stays
-   * (`kept`). `USER_NOT_FOUND` when there is no such user.
-   */
-  adoptSessions(input: { fromOwnerId: string; toUserId: string }): Promise<{ adopted: number; kept: number }>;
-  /**
-   * Stores a token's hash (never the token), with an optional expiry (ms since the epoch) and the
-   * token it was minted from (`parentId`: it must exist, belong to the same user and have no parent
-   * itself, else `TOKEN_NOT_FOUND`; it cannot outlive it either: its expiry is capped at the parent's).
-   */
-  addApiToken(input: {
-    userId: string;
-    tokenHash: string;
-    label?: string;
-    expiresAt?: number | null;
-    parentId?: string;
-  }): Promise<ApiToken>;
-  /** A user's tokens (all users' when omitted), newest first. */
-  listApiTokens(userId?: string): Promise<ApiToken[]>;
-  /**
-   * Revokes one token and every token minted from it, in one transaction; `TOKEN_NOT_FOUND` when
-   * there is none with that id.
-   */
-  deleteApiToken(tokenId: string): Promise<void>;
-  /** The unexpired token with this hash (database clock) and its user, or null. */
-  findToken(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
-}
-
-/**
- * Everything a backend implements: each concern above, plus what the backend is and its closing.
- * Callers take the narrowest part they need (the indexer a `Corpus`, sign-in the `Accounts`).
- */
 /**
  * What the engine (runner, activation, run context) uses of the store: sessions, their journal and
  * their events; never the corpus or the accounts.
  */
 export type EngineStore = SessionStore & Journal & EventLog;
 
+/**
+ * Everything a backend implements: each concern above, plus what the backend is and its closing.
+ * Callers take the narrowest part they need (the indexer a `Corpus`, sign-in the `Accounts`).
+ */
 export interface Store extends SessionStore, Journal, EventLog, Corpus, Accounts {
   info(): StoreInfo;
   /** Closes the connections; any call after it throws `STORE_UNAVAILABLE`. */

@@ -2,14 +2,18 @@ import * as z from 'zod';
 import { optional } from 'zod';
 import { errorCodes, invalidInput, QuarryError } from '../shared/errors.ts';
 import { type EventType, eventTypes } from '../shared/events.ts';
+import { accountSchemas } from './accounts-contract.ts';
+import { corpusSchemas } from './corpus-contract.ts';
 import { findNul } from './find-nul.ts';
 import {
   bigText,
+  id,
   int,
   jsonSize,
   limits,
   list,
   maybe,
+  nonEmpty,
   number,
   payload,
   sha256Hex,
@@ -29,8 +33,6 @@ import {
 } from './store.ts';
 
 // The pieces methods share are functions: each use gets a schema of its own.
-const id = () => z.string().check(z.minLength(1), z.maxLength(128));
-const nonEmpty = (max: number) => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(max));
 const settings = () =>
   z.record(z.string(), z.unknown()).check(
     z.superRefine((value, ctx) => {
@@ -83,8 +85,13 @@ const beginStep = () =>
     events: events(),
   });
 
-/** Positional argument schemas of every operation (`null`: an operation with no arguments to check). */
+/**
+ * Positional argument schemas of every operation (`null`: an operation with no arguments to check);
+ * the corpus's and the accounts' stand beside their contracts.
+ */
 const argumentSchemas = {
+  ...corpusSchemas,
+  ...accountSchemas,
   createSession: [
     z.object({
       id: optional(id()),
@@ -253,65 +260,6 @@ const argumentSchemas = {
     }),
   ],
   readInput: [id(), stepKey()],
-  createUser: [
-    z.object({
-      id: optional(id()),
-      name: nonEmpty(100).check(z.regex(/^[\w.@-]+$/, 'may contain letters, digits, "_", ".", "@" and "-"')),
-    }),
-  ],
-  deleteUser: [id()],
-  adoptSessions: [z.object({ fromOwnerId: id(), toUserId: id() })],
-  addApiToken: [
-    z.object({
-      userId: id(),
-      tokenHash: sha256Hex('must be a sha-256 hex digest'),
-      label: optional(text(200)),
-      expiresAt: maybe(int(0)),
-      parentId: optional(nonEmpty(64)),
-    }),
-  ],
-  listApiTokens: [optional(id())],
-  deleteApiToken: [nonEmpty(64)],
-  findToken: [text(128)],
-  upsertDocument: [
-    z.object({
-      path: nonEmpty(4000),
-      title: text(1000),
-      kind: nonEmpty(20),
-      size: int(0),
-      mtimeMs: number(0),
-      contentHash: sha256Hex(),
-      chars: int(0),
-      navigation: z.boolean(),
-      passages: list(
-        z.object({
-          start: int(0),
-          end: int(0),
-          text: bigText(limits.messageChars),
-          headings: text(2000),
-          linkDensity: number(0, 1),
-        }),
-        200_000,
-      ),
-      sketch: optional(bigText(limits.payloadBytes)),
-      error: optional(text(2000)),
-      readerVersion: optional(int(0)),
-    }),
-  ],
-  touchDocument: [z.object({ path: nonEmpty(4000), mtimeMs: number(0), size: int(0) })],
-  documentSketches: [z.object({ pathPrefix: nonEmpty(4000) })],
-  markDuplicates: [list(z.object({ path: nonEmpty(4000), duplicateOf: z.nullable(nonEmpty(4000)) }), 1_000_000)],
-  listDocuments: [optional(z.object({ pathPrefix: optional(text(4000)) }))],
-  removeDocuments: [list(text(4000), 1_000_000)],
-  refreshCorpusStatistics: [],
-  readPassages: [z.object({ path: text(4096), positions: list(int(0), 100) })],
-  searchPassages: [
-    z.object({
-      query: text(2000),
-      limit: optional(int(1, 100)),
-      pathPrefixes: optional(list(z.string().check(z.minLength(1), z.maxLength(4000)), 50)),
-    }),
-  ],
   // An export never holds superseded steps (they are left out when it is written): narrower on purpose.
   importSession: [
     asNarrowAs<SessionSnapshot>()(sessionSnapshotSchema),
@@ -344,8 +292,6 @@ const argumentSchemas = {
   close: null,
   subscribe: null,
   onRunnable: null,
-  listUsers: [],
-  hasUsers: [],
 } as const satisfies SchemaTable<Store>;
 
 /**
