@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { QuarryError, storeClosed } from '../../shared/errors.ts';
 import { machineClockMs, machineClockToWallMs, machineLeaseOver } from '../../shared/process-identity.ts';
