@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { type ErrorCode, isErrorCode } from '../shared/errors.ts';
-import { messageRoles, sessionStatuses, stepKinds } from './store.ts';
+import { messageRoles, sessionStatuses, stepKinds } from './store-entities.ts';
 
 const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
 const count = (min: number) => z.int().check(z.gte(min));
