@@ -1,26 +1,15 @@
-import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
+import { Command } from '@langchain/langgraph';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
 import { migrateStore } from '../../src/service/migrate-store.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { saverLocation } from './saver-initializer.ts';
+import { tidesGraph } from './tides-graph.ts';
 
 const skip = postgresSkipReason();
 
-const State = Annotation.Root({
-  asked: Annotation<string>({ reducer: (_current, update) => update, default: () => '' }),
-  count: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
-});
-
-const graph = (saver: QuarrySaver) =>
-  new StateGraph(State)
-    .addNode('greet', () => ({ asked: 'How many tides a day?' }))
-    .addNode('ask', (state) => ({ count: Number(interrupt(state.asked)) }))
-    .addEdge(START, 'greet')
-    .addEdge('greet', 'ask')
-    .addEdge('ask', END)
-    .compile({ checkpointer: saver });
+const graph = tidesGraph;
 
 describe.skipIf(skip !== null)(`a LangGraph thread moved by migrate-store${skip ? ` (skipped: ${skip})` : ''}`, () => {
   const cleanups: (() => Promise<void>)[] = [];

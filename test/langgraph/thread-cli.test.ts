@@ -1,19 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
+import { Command } from '@langchain/langgraph';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuarrySaver } from '../../src/langgraph/quarry-saver.ts';
 import { within } from '../support/bounds.ts';
 import { childEnv } from '../support/child-env.ts';
 import { saverLocation } from './saver-initializer.ts';
+import { tidesGraph } from './tides-graph.ts';
 
 const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin', 'quarry');
-
-const State = Annotation.Root({
-  asked: Annotation<string>({ reducer: (_current, update) => update, default: () => '' }),
-  count: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
-});
 
 /** The built CLI on the saver's store (no model server in this process: a synchronous spawn is safe). */
 function quarry(db: string, args: string[]) {
@@ -37,13 +33,7 @@ describe('LangGraph threads in the CLI (issue 45)', () => {
     const { location, drop } = saverLocation('sqlite');
     const saver = await QuarrySaver.open(location);
     cleanups.push(drop, () => saver.close());
-    const app = new StateGraph(State)
-      .addNode('greet', () => ({ asked: 'How many tides a day?' }))
-      .addNode('ask', (state) => ({ count: Number(interrupt(state.asked)) }))
-      .addEdge(START, 'greet')
-      .addEdge('greet', 'ask')
-      .addEdge('ask', END)
-      .compile({ checkpointer: saver });
+    const app = tidesGraph(saver);
     const config = { configurable: { thread_id: 'tides-7' } };
     await app.invoke({}, config);
 
@@ -82,14 +72,7 @@ describe('LangGraph threads in the CLI (issue 45)', () => {
   it('exports a thread with its checkpoints: imported into another store, its graph carries on where it waited', {
     timeout: within(120_000),
   }, async () => {
-    const graph = (saver: QuarrySaver) =>
-      new StateGraph(State)
-        .addNode('greet', () => ({ asked: 'How many tides a day?' }))
-        .addNode('ask', (state) => ({ count: Number(interrupt(state.asked)) }))
-        .addEdge(START, 'greet')
-        .addEdge('greet', 'ask')
-        .addEdge('ask', END)
-        .compile({ checkpointer: saver });
+    const graph = tidesGraph;
     const config = { configurable: { thread_id: 'tides-9' } };
     const here = saverLocation('sqlite');
     const there = saverLocation('sqlite');
