@@ -58,6 +58,7 @@ const dialect: SqlDialect = {
   leaseOver:
     '(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint)',
   leaseExpiresAtMs: 'lease_expires_at',
+  writesInOneStatement: true,
   claimLock: ' FOR UPDATE SKIP LOCKED',
   rowLock: ' FOR UPDATE',
   randomId: 'gen_random_uuid()::text',

@@ -7,7 +7,7 @@ import type {
   WriteRow,
 } from '../checkpoint-tables.ts';
 import type { CheckpointSnapshot, OwnerScope } from '../store.ts';
-import { decodeObject, encodeJson, putBlobsInTx } from './codec.ts';
+import { blobStatements, decodeObject, encodeJson, putBlobsInTx, runWrites } from './codec.ts';
 import { readSession, type SqlContext } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
@@ -52,38 +52,40 @@ function toValue(row: Row): ChannelValueRow {
 /** LangGraph's checkpoint tables, in SQL written once for both databases. */
 export function checkpointTables(ctx: SqlContext): CheckpointTables {
   return {
-    putCheckpoint: (input: PutCheckpointInput) =>
-      ctx.driver.transaction(async (tx) => {
-        const [body, ...hashes] = await putBlobsInTx(tx, ctx.now, input.sessionId, [
-          input.body,
-          ...input.values.map((value) => value.value),
-        ]);
-        // Every value in one statement (a checkpoint stores one version per channel).
-        if (input.values.length > 0)
-          await tx.query(
-            `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
+    // One statement on PostgreSQL (a checkpoint is put while the graph's next step runs: a slow put
+    // backs up the ones after it, and a kill loses all that are backed up).
+    putCheckpoint: (input: PutCheckpointInput) => {
+      const {
+        hashes: [body, ...hashes],
+        statements,
+      } = blobStatements(ctx.now, input.sessionId, [input.body, ...input.values.map((value) => value.value)]);
+      // Every value in one statement (a checkpoint stores one version per channel).
+      if (input.values.length > 0)
+        statements.push({
+          sql: `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
              VALUES ${input.values.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
              ON CONFLICT (session_id, checkpoint_ns, channel, version, origin) DO UPDATE SET value_type = excluded.value_type,
                value_blob = excluded.value_blob, base_version = excluded.base_version, base_origin = excluded.base_origin`,
-            input.values.flatMap((value, index) => [
-              input.sessionId,
-              input.ns,
-              value.channel,
-              value.version,
-              input.id,
-              value.valueType,
-              hashes[index],
-              value.baseVersion,
-              value.baseOrigin,
-            ]),
-          );
-        await tx.query(
-          `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
+          params: input.values.flatMap((value, index) => [
+            input.sessionId,
+            input.ns,
+            value.channel,
+            value.version,
+            input.id,
+            value.valueType,
+            hashes[index],
+            value.baseVersion,
+            value.baseOrigin,
+          ]),
+        });
+      statements.push(
+        {
+          sql: `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})
            ON CONFLICT (session_id, checkpoint_ns, checkpoint_id)
            DO UPDATE SET parent_id = excluded.parent_id, body_type = excluded.body_type, body_blob = excluded.body_blob,
              metadata = excluded.metadata, value_refs = excluded.value_refs`,
-          [
+          params: [
             input.sessionId,
             input.ns,
             input.id,
@@ -93,9 +95,11 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
             input.metadata,
             encodeJson(input.valueRefs),
           ],
-        );
-        await tx.query(`UPDATE sessions SET updated_at = ${ctx.now} WHERE id = ?`, [input.sessionId]);
-      }),
+        },
+        { sql: `UPDATE sessions SET updated_at = ${ctx.now} WHERE id = ?`, params: [input.sessionId] },
+      );
+      return runWrites(ctx.driver, statements);
+    },
 
     async getCheckpoint(sessionId, ns, id) {
       const rows = await ctx.driver.query<Row>(
@@ -162,43 +166,42 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
       );
       return rows.map(toValue);
     },
-    putWrites: (sessionId, ns, checkpointId, writes) =>
-      ctx.driver.transaction(async (tx) => {
-        const hashes = await putBlobsInTx(
-          tx,
-          ctx.now,
-          sessionId,
-          writes.map((write) => write.value),
+    putWrites: (sessionId, ns, checkpointId, writes) => {
+      const { hashes, statements } = blobStatements(
+        ctx.now,
+        sessionId,
+        writes.map((write) => write.value),
+      );
+      // One statement per kind of write: special writes (errors, interrupts: idx < 0) replace the
+      // task's earlier one, ordinary writes are kept as first written.
+      for (const special of [false, true]) {
+        const rows = writes.flatMap((write, index) =>
+          write.idx < 0 === special ? [{ write, hash: hashes[index] }] : [],
         );
-        // One statement per kind of write: special writes (errors, interrupts: idx < 0) replace the
-        // task's earlier one, ordinary writes are kept as first written.
-        for (const special of [false, true]) {
-          const rows = writes.flatMap((write, index) =>
-            write.idx < 0 === special ? [{ write, hash: hashes[index] }] : [],
-          );
-          if (rows.length === 0) continue;
-          await tx.query(
-            `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
+        if (rows.length === 0) continue;
+        statements.push({
+          sql: `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
              VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
              ON CONFLICT (session_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
                special
                  ? 'DO UPDATE SET channel = excluded.channel, value_type = excluded.value_type, value_blob = excluded.value_blob, task_path = excluded.task_path'
                  : 'DO NOTHING'
              }`,
-            rows.flatMap(({ write, hash }) => [
-              sessionId,
-              ns,
-              checkpointId,
-              write.taskId,
-              write.idx,
-              write.channel,
-              write.valueType,
-              hash,
-              write.taskPath,
-            ]),
-          );
-        }
-      }),
+          params: rows.flatMap(({ write, hash }) => [
+            sessionId,
+            ns,
+            checkpointId,
+            write.taskId,
+            write.idx,
+            write.channel,
+            write.valueType,
+            hash,
+            write.taskPath,
+          ]),
+        });
+      }
+      return runWrites(ctx.driver, statements);
+    },
 
     async readWrites(sessionId, ns, checkpointId) {
       const rows = await ctx.driver.query<Row>(

@@ -10,7 +10,7 @@ import type {
   StepStatus,
   StepUsage,
 } from '../store.ts';
-import type { SqlDialect, SqlExecutor } from './sql-driver.ts';
+import type { SqlDialect, SqlDriver, SqlExecutor } from './sql-driver.ts';
 
 /** JSON payloads longer than this many characters live in the blob table, referenced by hash. */
 export const INLINE_PAYLOAD_LIMIT = 1024;
@@ -57,31 +57,80 @@ export async function putBlobInTx(
  * ascending hash order: two transactions storing the same new blobs (parallel LangGraph nodes
  * writing equal values) then wait for each other in one order and never deadlock.
  */
+/** One SQL statement and its parameters, to run alone or with others (`runWrites`). */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The statements that store these blobs (each once, by hash) and reference them from the session:
+ * two whatever the count (rows are taken in the VALUES order, so the hash order holds), none for no
+ * items. The hashes are in the items' order.
+ */
+export function blobStatements(
+  nowMs: string,
+  sessionId: string,
+  items: readonly Uint8Array[],
+): { hashes: string[]; statements: Statement[] } {
+  const hashes = items.map((data) => sha256(data));
+  const unique = new Map(hashes.map((hash, index) => [hash, items[index]!]));
+  const sorted = [...unique.keys()].sort();
+  if (sorted.length === 0) return { hashes, statements: [] };
+  return {
+    hashes,
+    statements: [
+      {
+        sql: `INSERT INTO blobs (hash, size, data, created_at) VALUES ${sorted.map(() => `(?, ?, ?, ${nowMs})`).join(', ')}
+     ON CONFLICT (hash) DO NOTHING`,
+        params: sorted.flatMap((hash) => {
+          const data = unique.get(hash)!;
+          return [hash, data.byteLength, Buffer.from(data.buffer, data.byteOffset, data.byteLength)];
+        }),
+      },
+      {
+        sql: `INSERT INTO blob_refs (session_id, hash) VALUES ${sorted.map(() => '(?, ?)').join(', ')}
+     ON CONFLICT (session_id, hash) DO NOTHING`,
+        params: sorted.flatMap((hash) => [sessionId, hash]),
+      },
+    ],
+  };
+}
+
 export async function putBlobsInTx(
   tx: SqlExecutor,
   nowMs: string,
   sessionId: string,
   items: readonly Uint8Array[],
 ): Promise<string[]> {
-  const hashes = items.map((data) => sha256(data));
-  const unique = new Map(hashes.map((hash, index) => [hash, items[index]!]));
-  const sorted = [...unique.keys()].sort();
-  if (sorted.length === 0) return hashes;
-  // Two statements whatever the count (rows are taken in the VALUES order, so the hash order holds).
-  await tx.query(
-    `INSERT INTO blobs (hash, size, data, created_at) VALUES ${sorted.map(() => `(?, ?, ?, ${nowMs})`).join(', ')}
-     ON CONFLICT (hash) DO NOTHING`,
-    sorted.flatMap((hash) => {
-      const data = unique.get(hash)!;
-      return [hash, data.byteLength, Buffer.from(data.buffer, data.byteOffset, data.byteLength)];
-    }),
-  );
-  await tx.query(
-    `INSERT INTO blob_refs (session_id, hash) VALUES ${sorted.map(() => '(?, ?)').join(', ')}
-     ON CONFLICT (session_id, hash) DO NOTHING`,
-    sorted.flatMap((hash) => [sessionId, hash]),
-  );
+  const { hashes, statements } = blobStatements(nowMs, sessionId, items);
+  for (const statement of statements) await tx.query(statement.sql, statement.params);
   return hashes;
+}
+
+/**
+ * Runs writes that stand or fall together: where the database can, as one statement of
+ * data-modifying CTEs (atomic by itself, one round trip instead of one per write plus BEGIN and
+ * COMMIT), else as one transaction. The writes must not read each other's rows.
+ */
+export async function runWrites(driver: SqlDriver, statements: readonly Statement[]): Promise<void> {
+  if (statements.length === 0) return;
+  if (statements.length === 1) {
+    await driver.query(statements[0]!.sql, statements[0]!.params);
+    return;
+  }
+  if (!driver.dialect.writesInOneStatement) {
+    await driver.transaction(async (tx) => {
+      for (const statement of statements) await tx.query(statement.sql, statement.params);
+    });
+    return;
+  }
+  const last = statements.at(-1)!;
+  const ctes = statements.slice(0, -1).map((statement, index) => `w${index} AS (${statement.sql})`);
+  await driver.query(
+    `WITH ${ctes.join(',\n')}\n${last.sql}`,
+    statements.flatMap((statement) => statement.params),
+  );
 }
 
 /** A JSON payload either inline or, when long, as a blob reference. */

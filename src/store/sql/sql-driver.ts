@@ -44,6 +44,11 @@ export interface SqlDialect {
    * counted under it), or null where write transactions already take turns (SQLite).
    */
   readonly ownerLock: string | null;
+  /**
+   * True where several writes can be one statement of data-modifying CTEs (`WITH a AS (INSERT …)
+   * INSERT …`), atomic by itself and one round trip (PostgreSQL); false where they are a transaction.
+   */
+  readonly writesInOneStatement: boolean;
 }
 
 /** A passage as the full-text dialect writes it. */

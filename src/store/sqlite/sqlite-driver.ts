@@ -50,6 +50,7 @@ const dialect: SqlDialect = {
   leaseNowMs: 'quarry_lease_now()',
   leaseOver: '(lease_owner IS NULL OR quarry_lease_over(lease_host, lease_pid, lease_expires_at))',
   leaseExpiresAtMs: 'quarry_lease_wall(lease_expires_at)',
+  writesInOneStatement: false,
   claimLock: '',
   rowLock: '',
   randomId: 'lower(hex(randomblob(16)))',
