@@ -149,6 +149,13 @@ export const sessionSnapshotSchema = z
   })
   .check(
     z.superRefine((snapshot, ctx) => {
+      // Checkpoints belong to a LangGraph thread: its graph finds them by the thread id.
+      if (snapshot.checkpoints?.length && !snapshot.session.externalId?.startsWith('langgraph:'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['checkpoints'],
+          message: 'belong to a LangGraph thread, but session.externalId names none (langgraph:<thread id>)',
+        });
       const runIds = new Set(snapshot.runs.map((run) => run.id));
       snapshot.steps.forEach((step, index) => {
         if (!runIds.has(step.runId))

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from '@langchain/langgraph';
@@ -108,5 +109,23 @@ describe('LangGraph threads in the CLI (issue 45)', () => {
     expect(again.code).toBe(5);
     expect(again.stderr).toContain('already has LangGraph thread "tides-9"');
     expect(quarry(there.location, ['ls']).stdout.match(/LangGraph thread tides-9/g)).toHaveLength(1);
+
+    // A damaged file is refused whole, naming what is wrong, and adds nothing.
+    const elsewhere = saverLocation('sqlite');
+    cleanups.push(elsewhere.drop);
+    const good = JSON.parse(readFileSync(file, 'utf8'));
+    for (const [damage, field] of [
+      [(data: typeof good) => void (data.checkpoints[0].body = '%%% not base64'), 'checkpoints.0.body'],
+      [(data: typeof good) => void delete data.session.externalId, 'checkpoints'],
+    ] as const) {
+      const data = JSON.parse(JSON.stringify(good));
+      damage(data);
+      const bad = join(dirname(here.location), 'bad.json');
+      writeFileSync(bad, JSON.stringify(data));
+      const refused = quarry(elsewhere.location, ['import', bad]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(field);
+      expect(quarry(elsewhere.location, ['ls']).stdout).not.toContain('tides-9');
+    }
   });
 });
