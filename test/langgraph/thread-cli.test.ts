@@ -114,12 +114,14 @@ describe('LangGraph threads in the CLI (issue 45)', () => {
     const elsewhere = saverLocation('sqlite');
     cleanups.push(elsewhere.drop);
     const good = JSON.parse(readFileSync(file, 'utf8'));
-    for (const [damage, field] of [
-      [(data: typeof good) => void (data.checkpoints[0].body = '%%% not base64'), 'checkpoints.0.body'],
-      [(data: typeof good) => void delete data.session.externalId, 'checkpoints'],
+    const notBase64 = JSON.parse(JSON.stringify(good));
+    notBase64.checkpoints[0].body = '%%% not base64';
+    const noThread = JSON.parse(JSON.stringify(good));
+    delete noThread.session.externalId;
+    for (const [data, field] of [
+      [notBase64, 'checkpoints.0.body'],
+      [noThread, 'checkpoints'],
     ] as const) {
-      const data = JSON.parse(JSON.stringify(good));
-      damage(data);
       const bad = join(dirname(here.location), 'bad.json');
       writeFileSync(bad, JSON.stringify(data));
       const refused = quarry(elsewhere.location, ['import', bad]);
