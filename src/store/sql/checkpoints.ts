@@ -7,7 +7,7 @@ import type {
   WriteRow,
 } from '../checkpoint-tables.ts';
 import type { CheckpointSnapshot, OwnerScope } from '../store.ts';
-import { blobStatements, decodeObject, encodeJson, putBlobsInTx, runWrites } from './codec.ts';
+import { blobStatements, decodeObject, encodeJson, runWrites, type Statement } from './codec.ts';
 import { readSession, type SqlContext } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
@@ -52,54 +52,8 @@ function toValue(row: Row): ChannelValueRow {
 /** LangGraph's checkpoint tables, in SQL written once for both databases. */
 export function checkpointTables(ctx: SqlContext): CheckpointTables {
   return {
-    // One statement on PostgreSQL (a checkpoint is put while the graph's next step runs: a slow put
-    // backs up the ones after it, and a kill loses all that are backed up).
-    putCheckpoint: (input: PutCheckpointInput) => {
-      const {
-        hashes: [body, ...hashes],
-        statements,
-      } = blobStatements(ctx.now, input.sessionId, [input.body, ...input.values.map((value) => value.value)]);
-      // Every value in one statement (a checkpoint stores one version per channel).
-      if (input.values.length > 0)
-        statements.push({
-          sql: `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
-             VALUES ${input.values.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
-             ON CONFLICT (session_id, checkpoint_ns, channel, version, origin) DO UPDATE SET value_type = excluded.value_type,
-               value_blob = excluded.value_blob, base_version = excluded.base_version, base_origin = excluded.base_origin`,
-          params: input.values.flatMap((value, index) => [
-            input.sessionId,
-            input.ns,
-            value.channel,
-            value.version,
-            input.id,
-            value.valueType,
-            hashes[index],
-            value.baseVersion,
-            value.baseOrigin,
-          ]),
-        });
-      statements.push(
-        {
-          sql: `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})
-           ON CONFLICT (session_id, checkpoint_ns, checkpoint_id)
-           DO UPDATE SET parent_id = excluded.parent_id, body_type = excluded.body_type, body_blob = excluded.body_blob,
-             metadata = excluded.metadata, value_refs = excluded.value_refs`,
-          params: [
-            input.sessionId,
-            input.ns,
-            input.id,
-            input.parentId,
-            input.bodyType,
-            body,
-            input.metadata,
-            encodeJson(input.valueRefs),
-          ],
-        },
-        { sql: `UPDATE sessions SET updated_at = ${ctx.now} WHERE id = ?`, params: [input.sessionId] },
-      );
-      return runWrites(ctx.driver, statements);
-    },
+    // One statement on PostgreSQL (a checkpoint is put while the graph's next step runs).
+    putCheckpoint: (input: PutCheckpointInput) => runWrites(ctx.driver, checkpointStatements(ctx.now, input)),
 
     async getCheckpoint(sessionId, ns, id) {
       const rows = await ctx.driver.query<Row>(
@@ -166,42 +120,8 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
       );
       return rows.map(toValue);
     },
-    putWrites: (sessionId, ns, checkpointId, writes) => {
-      const { hashes, statements } = blobStatements(
-        ctx.now,
-        sessionId,
-        writes.map((write) => write.value),
-      );
-      // One statement per kind of write: special writes (errors, interrupts: idx < 0) replace the
-      // task's earlier one, ordinary writes are kept as first written.
-      for (const special of [false, true]) {
-        const rows = writes.flatMap((write, index) =>
-          write.idx < 0 === special ? [{ write, hash: hashes[index] }] : [],
-        );
-        if (rows.length === 0) continue;
-        statements.push({
-          sql: `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
-             VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
-             ON CONFLICT (session_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
-               special
-                 ? 'DO UPDATE SET channel = excluded.channel, value_type = excluded.value_type, value_blob = excluded.value_blob, task_path = excluded.task_path'
-                 : 'DO NOTHING'
-             }`,
-          params: rows.flatMap(({ write, hash }) => [
-            sessionId,
-            ns,
-            checkpointId,
-            write.taskId,
-            write.idx,
-            write.channel,
-            write.valueType,
-            hash,
-            write.taskPath,
-          ]),
-        });
-      }
-      return runWrites(ctx.driver, statements);
-    },
+    putWrites: (sessionId, ns, checkpointId, writes) =>
+      runWrites(ctx.driver, writeStatements(ctx.now, sessionId, ns, checkpointId, writes)),
 
     async readWrites(sessionId, ns, checkpointId) {
       const rows = await ctx.driver.query<Row>(
@@ -221,6 +141,96 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
       );
     },
   };
+}
+
+/** The statements that put a checkpoint: its blobs, the values it stores, its row, the session's `updated_at`. */
+function checkpointStatements(nowMs: string, input: PutCheckpointInput): Statement[] {
+  const {
+    hashes: [body, ...hashes],
+    statements,
+  } = blobStatements(nowMs, input.sessionId, [input.body, ...input.values.map((value) => value.value)]);
+  // Every value in one statement (a checkpoint stores one version per channel).
+  if (input.values.length > 0)
+    statements.push({
+      sql: `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
+         VALUES ${input.values.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+         ON CONFLICT (session_id, checkpoint_ns, channel, version, origin) DO UPDATE SET value_type = excluded.value_type,
+           value_blob = excluded.value_blob, base_version = excluded.base_version, base_origin = excluded.base_origin`,
+      params: input.values.flatMap((value, index) => [
+        input.sessionId,
+        input.ns,
+        value.channel,
+        value.version,
+        input.id,
+        value.valueType,
+        hashes[index],
+        value.baseVersion,
+        value.baseOrigin,
+      ]),
+    });
+  statements.push(
+    {
+      sql: `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${nowMs})
+       ON CONFLICT (session_id, checkpoint_ns, checkpoint_id)
+       DO UPDATE SET parent_id = excluded.parent_id, body_type = excluded.body_type, body_blob = excluded.body_blob,
+         metadata = excluded.metadata, value_refs = excluded.value_refs`,
+      params: [
+        input.sessionId,
+        input.ns,
+        input.id,
+        input.parentId,
+        input.bodyType,
+        body,
+        input.metadata,
+        encodeJson(input.valueRefs),
+      ],
+    },
+    { sql: `UPDATE sessions SET updated_at = ${nowMs} WHERE id = ?`, params: [input.sessionId] },
+  );
+  return statements;
+}
+
+/** The statements that put a task's writes on a checkpoint: their blobs and rows. */
+function writeStatements(
+  nowMs: string,
+  sessionId: string,
+  ns: string,
+  checkpointId: string,
+  writes: readonly WriteRow[],
+): Statement[] {
+  const { hashes, statements } = blobStatements(
+    nowMs,
+    sessionId,
+    writes.map((write) => write.value),
+  );
+  // One statement per kind of write: special writes (errors, interrupts: idx < 0) replace the
+  // task's earlier one, ordinary writes are kept as first written.
+  for (const special of [false, true]) {
+    const rows = writes.flatMap((write, index) => (write.idx < 0 === special ? [{ write, hash: hashes[index] }] : []));
+    if (rows.length === 0) continue;
+    statements.push({
+      sql: `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
+         VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+         ON CONFLICT (session_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
+           special
+             ? 'DO UPDATE SET channel = excluded.channel, value_type = excluded.value_type, value_blob = excluded.value_blob, task_path = excluded.task_path'
+             : 'DO NOTHING'
+         }`,
+      params: rows.flatMap(({ write, hash }) => [
+        sessionId,
+        ns,
+        checkpointId,
+        write.taskId,
+        write.idx,
+        write.channel,
+        write.valueType,
+        hash,
+        write.taskPath,
+      ]),
+    });
+  }
+  return statements;
 }
 
 const base64 = (value: unknown) => Buffer.from(bytes(value)).toString('base64');
@@ -277,64 +287,39 @@ export async function listCheckpointSnapshots(
   });
 }
 
-/** Writes an imported thread's checkpoints, values and writes under `sessionId`, inside the import's transaction. */
+/**
+ * Writes an imported thread's checkpoints, values and writes under `sessionId` inside the import's
+ * transaction: the same statements a put makes.
+ */
 export async function importCheckpointsInTx(
   ctx: SqlContext,
   tx: SqlExecutor,
   sessionId: string,
   checkpoints: readonly CheckpointSnapshot[],
 ): Promise<void> {
+  const bytes = (text: string) => Buffer.from(text, 'base64');
   for (const checkpoint of checkpoints) {
-    const [body, ...hashes] = await putBlobsInTx(tx, ctx.now, sessionId, [
-      Buffer.from(checkpoint.body, 'base64'),
-      ...checkpoint.values.map((value) => Buffer.from(value.value, 'base64')),
-      ...checkpoint.writes.map((write) => Buffer.from(write.value, 'base64')),
-    ]);
-    await tx.query(
-      `INSERT INTO lg_checkpoints (session_id, checkpoint_ns, checkpoint_id, parent_id, body_type, body_blob, metadata, value_refs, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now})`,
-      [
-        sessionId,
-        checkpoint.ns,
-        checkpoint.id,
-        checkpoint.parentId,
-        checkpoint.bodyType,
-        body,
-        checkpoint.metadata,
-        encodeJson(checkpoint.valueRefs),
-      ],
-    );
-    for (const [index, value] of checkpoint.values.entries())
-      await tx.query(
-        `INSERT INTO lg_channel_values (session_id, checkpoint_ns, channel, version, origin, value_type, value_blob, base_version, base_origin)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          sessionId,
-          checkpoint.ns,
-          value.channel,
-          value.version,
-          checkpoint.id,
-          value.valueType,
-          hashes[index],
-          value.baseVersion,
-          value.baseOrigin,
-        ],
-      );
-    for (const [index, write] of checkpoint.writes.entries())
-      await tx.query(
-        `INSERT INTO lg_writes (session_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type, value_blob, task_path)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
+    const statements = checkpointStatements(ctx.now, {
+      sessionId,
+      ns: checkpoint.ns,
+      id: checkpoint.id,
+      parentId: checkpoint.parentId,
+      bodyType: checkpoint.bodyType,
+      body: bytes(checkpoint.body),
+      metadata: checkpoint.metadata,
+      valueRefs: checkpoint.valueRefs,
+      values: checkpoint.values.map((value) => ({ ...value, value: bytes(value.value) })),
+    });
+    if (checkpoint.writes.length > 0)
+      statements.push(
+        ...writeStatements(
+          ctx.now,
           sessionId,
           checkpoint.ns,
           checkpoint.id,
-          write.taskId,
-          write.idx,
-          write.channel,
-          write.valueType,
-          hashes[checkpoint.values.length + index],
-          write.taskPath,
-        ],
+          checkpoint.writes.map((write) => ({ ...write, value: bytes(write.value) })),
+        ),
       );
+    for (const statement of statements) await tx.query(statement.sql, statement.params);
   }
 }
