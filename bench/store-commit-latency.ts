@@ -1,8 +1,9 @@
 /**
  * Step commit latency: begin + complete of one journaled step, against the limits measured beside it
  * on the same database, timed in turn with each step: one single-row INSERT on its own (one round
- * trip, autocommit) and the same INSERT inside BEGIN/COMMIT. On PostgreSQL begin and complete are one statement each
- * (migration 6); on SQLite they are transactions in-process. Medians and p99.
+ * trip, autocommit) and the same INSERT inside BEGIN/COMMIT. Begin and complete are each a transaction of the
+ * journal's statements (sql/journal.ts), the same on both databases: round trips on PostgreSQL, in-process on
+ * SQLite. Medians and p99.
  * Run alone: `node --import tsx bench/store-commit-latency.ts`.
  */
 type StoreOptions = Omit<OpenStoreOptions, 'db'>;

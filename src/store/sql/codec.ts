@@ -52,11 +52,6 @@ export async function putBlobInTx(
   return hash!;
 }
 
-/**
- * Stores several blobs at once and returns their hashes in the order given. Rows are inserted in
- * ascending hash order: two transactions storing the same new blobs (parallel LangGraph nodes
- * writing equal values) then wait for each other in one order and never deadlock.
- */
 /** One SQL statement and its parameters, to run alone or with others (`runWrites`). */
 export interface Statement {
   sql: string;
@@ -97,6 +92,11 @@ export function blobStatements(
   };
 }
 
+/**
+ * Stores several blobs at once and returns their hashes in the order given. Rows are inserted in
+ * ascending hash order: two transactions storing the same new blobs (parallel LangGraph nodes
+ * writing equal values) then wait for each other in one order and never deadlock.
+ */
 export async function putBlobsInTx(
   tx: SqlExecutor,
   nowMs: string,
