@@ -1,7 +1,7 @@
 import { coverage, definesSubject, mentionsSubject, type QuestionProfile, stems } from '../relevance.ts';
 import type { SourceText } from '../research-types.ts';
 import { lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
-import type { Block, Passage } from './passages.ts';
+import { type Block, PASSAGE_CHARS, type Passage } from './passages.ts';
 
 /**
  * How well each passage of a source answers a question, comparable across sources (about 0 to 1.5):
@@ -157,10 +157,12 @@ export function scorePassages(
     const titleBonus = lead ? LEAD_WEIGHT * titled : 0;
     score += titleBonus;
     if (!lead && opensSection) score += OPENING_WEIGHT * namedBy(profile, heading);
-    // Length, not counting the caveats that come with the passage's own words.
+    // Length, not counting the caveats that come with the passage's own words, unless with them it
+    // is longer than a passage may be on its own: then all of it is what the reader has to read.
     let core = passage.last;
     while (core > passage.first && blocks[core]!.kind === 'note') core -= 1;
-    const length = blocks[core]!.end - passage.start;
+    const whole = passage.end - passage.start;
+    const length = whole > PASSAGE_CHARS ? whole : blocks[core]!.end - passage.start;
     if (length > CONCISE_CHARS) score -= LENGTH_PENALTY * Math.min(2, (length - CONCISE_CHARS) / CONCISE_CHARS);
     const before = blocks[passage.first - 1];
     if (firstBlock.kind === 'note' && before && before.kind !== 'heading') score *= LONE_NOTE;

@@ -43,6 +43,23 @@ describe('blocks and passages (issue 42)', () => {
     expect(blocks[3]!.text).toBe('```\nmake all\n\nmake install\n```');
   });
 
+  it('quotes a long paragraph with a long note box after it, rather than never quoting the paragraph', () => {
+    // A manual's answer (1,100 characters) followed by a note box (1,500): over the passage length
+    // together, but a caveat is never why the answer cannot be quoted.
+    const answer = `GRUB 2 configuration is stored in /boot/grub/grub.cfg, but this file is generated from others. ${'Be careful not to modify it by hand. '.repeat(28)}`;
+    const note = `> **Caution**\n>\n> ${'One of the most often reported issues is an error at boot. '.repeat(25)}`;
+    const text = ['## GRUB 2 Configuration', answer.trim(), note].join('\n\n');
+    expect(answer.length).toBeGreaterThan(1000);
+    expect(answer.length + note.length).toBeGreaterThan(2400);
+    const quoted = passageOf(text, 'GRUB 2 configuration is stored');
+    expect(quoted).toContain('generated from others');
+    expect(quoted).toContain('often reported issues');
+    // A passage whose own words are too long is still not quoted.
+    const tooLong = ['## Long', `${'A sentence that goes on and on. '.repeat(90)}`.trim()].join('\n\n');
+    const blocks = blocksOf(source(tooLong));
+    expect(passageAround(blocks, 1)).toBeNull();
+  });
+
   it('brings the caveat after a recommendation: the next paragraph that warns, and a note box', () => {
     const text = [
       '## Synchronous',

@@ -27,7 +27,11 @@ export interface Block {
   segment: number;
 }
 
-/** Longest passage quoted, in characters: a passage that would need more is not quoted at all. */
+/**
+ * Longest passage quoted, in characters, not counting the caveats after it: a passage that would
+ * need more is not quoted at all. A caveat (a note box, a "however…" paragraph) is never why a
+ * passage cannot be quoted: with its caveats a passage may reach `2 × PASSAGE_CHARS`.
+ */
 export const PASSAGE_CHARS = 2400;
 /** A section this small (and of this few blocks) may be quoted whole. */
 const SECTION_CHARS = 1400;
@@ -259,13 +263,15 @@ function together(a: Block, b: Block | undefined): b is Block {
  * The smallest run of blocks around `index` that can be quoted: extended back over what its first
  * block leans on (or the lead-in a code block, list or table follows), and forward over what its
  * last block announces, a code block's callout list, and a caveat right after. Null when that run
- * is longer than `PASSAGE_CHARS`.
+ * is longer than `PASSAGE_CHARS` (its caveats aside).
  */
 export function passageAround(blocks: readonly Block[], index: number): { first: number; last: number } | null {
   const block = blocks[index];
   if (!block || block.kind === 'heading') return null;
   let first = index;
   let last = index;
+  // The last block that is not a caveat brought along after the passage's own words.
+  let own = index;
   for (let changed = true; changed; ) {
     changed = false;
     const head = blocks[first]!;
@@ -288,10 +294,12 @@ export function passageAround(blocks: readonly Block[], index: number): { first:
       const example = announces(tail) && after.kind === 'paragraph' && /:$/.test(tail.text.trim());
       if (announced || explained || example || isCaveat(after)) {
         last += 1;
+        if (announced || explained || example) own = last;
         changed = true;
       }
     }
-    if (blocks[last]!.end - blocks[first]!.start > PASSAGE_CHARS) return null;
+    const start = blocks[first]!.start;
+    if (blocks[own]!.end - start > PASSAGE_CHARS || blocks[last]!.end - start > 2 * PASSAGE_CHARS) return null;
   }
   return { first, last };
 }
