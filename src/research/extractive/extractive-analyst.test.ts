@@ -63,6 +63,33 @@ describe('the extractive analyst', () => {
     expect(overview[0]!.summary).toBe(true);
   });
 
+  it('finds the summary of a page whose site menu comes before its title (Node.js API pages)', async () => {
+    const menu = Array.from({ length: 60 }, (_, index) => `- Module number ${index}`).join('\n');
+    const vm = source(
+      'file:///docs/api/vm.html',
+      'VM (executing JavaScript)',
+      [
+        'Node.js',
+        menu,
+        'Table of contents',
+        '## VM (executing JavaScript)',
+        'Stability: 2 - Stable',
+        'The `node:vm` module enables compiling and running code within V8 Virtual Machine contexts.',
+        'The `node:vm` module is not a security mechanism. Do not use it to run untrusted code.',
+        'JavaScript code can be compiled and run immediately or compiled, saved, and run later.',
+        'A common use case is to run the code in a different V8 Context. This means invoked code has a different global object than the invoking code.',
+        'One can provide the context by contextifying an object. The invoked code treats any property in the context like a global variable.',
+        'The `require()` in the above case shares the state with the context it is passed from.',
+        '### What does it mean to contextify an object?',
+        'A context is an execution environment that allows separate, unrelated applications to run a string of code in a single instance of V8.',
+      ].join('\n\n'),
+    );
+    expect(vm.text.indexOf('## VM')).toBeGreaterThan(800);
+    const { overview } = await overviewOf('How can I run a string of code in a separate context?', [vm]);
+    expect(overview[0]!.summary).toBe(true);
+    expect(overview[0]!.text).toContain('enables compiling and running code');
+  });
+
   it('answers from the lead that says what a page is for, not only from its densest passage', async () => {
     const { overview } = await overviewOf('How do I parse command-line arguments?', [argparse]);
     expect(overview.map((note) => note.text)).toContain(

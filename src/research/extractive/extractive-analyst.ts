@@ -94,10 +94,11 @@ export class ExtractiveAnalyst implements Analyst {
         if (chosen.some(({ passage }) => first <= passage.last && passage.first <= last)) continue;
         chosen.push(entry);
       }
-      // The page's own summary of itself comes along, for the answer to open with (see `answerOutline`).
+      // The page's own summary of itself comes along, for the answer to open with (see `answerOutline`);
+      // a chosen passage that opens with it is that summary.
       const summary = pageSummary(source, blocks, passages);
       if (summary && chosen.length > 0) {
-        const same = chosen.find(({ passage }) => passage.first === summary.first && passage.last === summary.last);
+        const same = chosen.find(({ passage }) => passage.first === summary.first);
         if (same) same.summary = true;
         else if (!chosen.some(({ passage }) => passage.first <= summary.first && summary.first <= passage.last))
           chosen.push({
@@ -251,20 +252,21 @@ const SUMMARY_WITHIN = 800;
 const SUMMARY_CHARS = 320;
 
 /**
- * A page's own summary of itself: its first paragraph of six words or more, near the document's
- * start and short (a manual page's NAME line, a module page's opening sentence); null when the page
- * has none in what was read.
+ * A page's own summary of itself: its first paragraph of six words or more, short and near the
+ * document's start or near its first heading (a manual page's NAME line, a module page's opening
+ * sentence after the site's menu); null when the page has none in what was read.
  */
 function pageSummary(source: SourceText, blocks: readonly Block[], passages: readonly Passage[]): Passage | null {
-  const index = blocks.findIndex(
-    (block) =>
-      block.kind === 'paragraph' &&
-      documentRange(source, block).start < SUMMARY_WITHIN &&
-      block.text.split(/\s+/).length >= 6,
-  );
+  const heading = blocks.find((block) => block.kind === 'heading');
+  const anchors = [0, heading ? documentRange(source, heading).start : 0];
+  const index = blocks.findIndex((block) => {
+    if (block.kind !== 'paragraph' || block.text.split(/\s+/).length < 6) return false;
+    const start = documentRange(source, block).start;
+    return anchors.some((anchor) => start >= anchor && start - anchor < SUMMARY_WITHIN);
+  });
   if (index === -1) return null;
   const block = blocks[index]!;
-  if (block.end - block.start > SUMMARY_CHARS || documentRange(source, block).start >= SUMMARY_WITHIN) return null;
+  if (block.end - block.start > SUMMARY_CHARS) return null;
   return passages.find((passage) => passage.first === index && passage.last === index) ?? null;
 }
 
