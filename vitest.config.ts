@@ -1,6 +1,16 @@
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { within } from './test/support/bounds.ts';
+
+/**
+ * The tests' own home: the leak check (test/support/hermetic.ts) watches its `.quarry`, so a test
+ * that forgets QUARRY_HOME still fails, while someone using Quarry on this machine during a run
+ * (their `~/.quarry`) no longer fails the test running at that moment. npm keeps its usual cache.
+ */
+const testHome = mkdtempSync(join(tmpdir(), 'quarry-vitest-home-'));
+process.once('exit', () => rmSync(testHome, { recursive: true, force: true }));
 
 export default defineConfig({
   test: {
@@ -8,6 +18,7 @@ export default defineConfig({
     globalSetup: ['test/support/build-once.ts'],
     // Each test file: a test that leaks environment or files fails (test/support/hermetic.ts).
     setupFiles: ['test/support/hermetic.ts'],
+    env: { HOME: testHome, npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm') },
     // Bounds, never expectations: a test that needs more than this on a quiet machine is broken;
     // on a loaded one the bound scales (test/support/bounds.ts).
     testTimeout: within(30_000),

@@ -17,6 +17,9 @@ const expectedAtRoot = new Set(['dist', 'test-artifacts', 'node_modules', '.scra
 
 const environment = { ...process.env };
 const rootEntries = new Set(readdirSync(root));
+// The tests' own home (vitest.config.ts), never the user's: what a user does meanwhile is no leak.
+if (!/quarry-vitest-home-/.test(homedir()))
+  throw new Error(`Tests run with a home of their own (vitest.config.ts), not ${homedir()}.`);
 const userHome = join(homedir(), '.quarry');
 const userHomeState = () => (existsSync(userHome) ? statSync(userHome).mtimeMs : null);
 const userHomeBefore = userHomeState();
