@@ -90,6 +90,25 @@ describe('the extractive analyst', () => {
     expect(overview[0]!.text).toContain('enables compiling and running code');
   });
 
+  it('never opens an answer with a preface that does not name the page (it is no summary)', async () => {
+    const architecture = source(
+      'file:///docs/ARCHITECTURE.md',
+      'Quarry architecture',
+      [
+        '# Quarry architecture',
+        'This is the map of the code as it is. Where the code took a different turn, this page says so.',
+        '## Layers',
+        'The layers are listed from the bottom up, each importing only those below it.',
+        'Every module belongs to exactly one layer, and a test checks the imports.',
+        '## How a session survives a crash',
+        'A session survives a crash because every step of the research is journaled in the store the moment it completes.',
+      ].join('\n\n'),
+    );
+    const { overview } = await overviewOf('How does a session survive a crash?', [architecture]);
+    expect(overview[0]!.text).toContain('journaled in the store');
+    expect(overview.map((note) => note.text).join('\n')).not.toContain('map of the code');
+  });
+
   it('answers from the lead that says what a page is for, not only from its densest passage', async () => {
     const { overview } = await overviewOf('How do I parse command-line arguments?', [argparse]);
     expect(overview.map((note) => note.text)).toContain(

@@ -254,7 +254,8 @@ const SUMMARY_CHARS = 320;
 /**
  * A page's own summary of itself: its first paragraph of six words or more, short and near the
  * document's start or near its first heading (a manual page's NAME line, a module page's opening
- * sentence after the site's menu); null when the page has none in what was read.
+ * sentence after the site's menu), if it names the page (a word of its title); null when the page
+ * has none in what was read.
  */
 function pageSummary(source: SourceText, blocks: readonly Block[], passages: readonly Passage[]): Passage | null {
   const heading = blocks.find((block) => block.kind === 'heading');
@@ -267,6 +268,9 @@ function pageSummary(source: SourceText, blocks: readonly Block[], passages: rea
   if (index === -1) return null;
   const block = blocks[index]!;
   if (block.end - block.start > SUMMARY_CHARS) return null;
+  // A summary names what the page is about; a preface ("This is the map of the code…") does not.
+  const named = new Set(stems(block.text));
+  if (!stems(source.title).some((word) => named.has(word))) return null;
   return passages.find((passage) => passage.first === index && passage.last === index) ?? null;
 }
 
