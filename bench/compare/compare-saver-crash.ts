@@ -2,8 +2,9 @@
  * LangGraph checkpointers killed at any moment: a thread of rounds of parallel nodes runs in a child
  * process that is SIGKILLed at a seeded random moment (its nodes log when they start and end), then
  * the thread is resumed; a node that had ended before the kill and runs again lost its writes.
- * QuarrySaver beside LangGraph's PostgresSaver, both on PostgreSQL, the same kill times for both.
- * Run alone: `node --import tsx bench/compare/compare-saver-crash.ts`.
+ * QuarrySaver beside LangGraph's PostgresSaver, both on PostgreSQL, the same kill times for both;
+ * in a fresh process (the thread is the first thing it runs, on new connections) and in a warm one
+ * (it ran a thread before). Run alone: `node --import tsx bench/compare/compare-saver-crash.ts`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -36,11 +37,12 @@ async function killedOnce(
   thread: string,
   afterMs: number,
   folder: string,
+  warm: boolean,
 ) {
-  const log = join(folder, `${kind}-${thread}.log`);
+  const log = join(folder, `${kind}-${warm ? 'warm' : 'fresh'}-${thread}.log`);
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(here, 'saver-crash-child.ts'), kind, schema, thread, log],
+    ['--import', 'tsx', join(here, 'saver-crash-child.ts'), kind, schema, thread, log, warm ? 'warm' : 'fresh'],
     { stdio: 'ignore' },
   );
   const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -75,9 +77,11 @@ export async function run(): Promise<void> {
   const rows: (string | number)[][] = [];
   const folder = tempFolder('saver-crash');
   try {
-    for (const [label, kind] of [
-      ['LangGraph PostgresSaver', 'postgres'],
-      ['LangGraph on QuarrySaver (PostgreSQL)', 'quarry'],
+    for (const [label, kind, warm] of [
+      ['LangGraph PostgresSaver, fresh process', 'postgres', false],
+      ['LangGraph on QuarrySaver (PostgreSQL), fresh process', 'quarry', false],
+      ['LangGraph PostgresSaver, warm process', 'postgres', true],
+      ['LangGraph on QuarrySaver (PostgreSQL), warm process', 'quarry', true],
     ] as const) {
       await inPostgresSchema(
         async (schema) => {
@@ -85,7 +89,7 @@ export async function run(): Promise<void> {
           let rerun = 0;
           const perKill: number[] = [];
           for (const [index, afterMs] of moments.entries()) {
-            const result = await killedOnce(kind, schema, `thread-${index}`, afterMs, folder.path);
+            const result = await killedOnce(kind, schema, `thread-${index}`, afterMs, folder.path, warm);
             ended += result.ended;
             rerun += result.rerun;
             perKill.push(result.rerun);

@@ -1,7 +1,9 @@
 /**
- * The worker of the saver crash benchmark: `saver-crash-child.ts <quarry|postgres> <schema> <thread> <log>`.
+ * The worker of the saver crash benchmark: `saver-crash-child.ts <quarry|postgres> <schema> <thread> <log> [warm]`.
  * Runs (or continues) a LangGraph thread of ROUNDS rounds of WIDTH parallel nodes on the named
  * checkpointer in that PostgreSQL schema, logging `start <round>:<node>` and `end …` as nodes run.
+ * `warm`: first runs another thread to its end (unlogged), so the measured one meets connections
+ * that have already run every statement, as in a process that has been up for a while.
  */
 import { appendFileSync } from 'node:fs';
 import { Annotation, type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
@@ -71,8 +73,15 @@ export async function runThread(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [kind, schema, thread, log] = process.argv.slice(2) as ['quarry' | 'postgres', string, string, string];
+  const [kind, schema, thread, log, warm] = process.argv.slice(2) as [
+    'quarry' | 'postgres',
+    string,
+    string,
+    string,
+    string?,
+  ];
   const saver = await openSaver(kind, schema);
+  if (warm === 'warm') await runThread(saver, `${thread}-warm-up`, `${log}.warm-up`);
   await runThread(saver, thread, log);
   await closeSaver(saver);
 }
