@@ -12,6 +12,7 @@ import type { ResearchOutput, SourceText } from '../../src/research/research-typ
 import { localServiceContext } from '../../src/service/local-context.ts';
 import { createWorkflowRegistry } from '../../src/service/research-runtime.ts';
 import { askSession, startResearch } from '../../src/service/start-research.ts';
+import { type Clock, ManualClock } from '../../src/shared/clock.ts';
 import { eventually, type StoreHarness, type TestDatabase } from '../../src/store/conformance/harness.ts';
 import { postgresHarness, postgresSkipReason } from '../../src/store/postgres/postgres-harness.ts';
 import { sqliteHarness } from '../../src/store/sqlite/sqlite-harness.ts';
@@ -59,6 +60,8 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
       env: Record<string, string> = {},
       /** Stands between the client and the fake model (an outage). */
       wrap: (model: Responder) => Responder = (model) => model,
+      /** The clock a step's retry back-offs wait on (the real one unless a test injects time). */
+      retryClock?: Clock,
     ) {
       server = await new FakeOpenAiServer(wrap(schemaFakeModel(fake))).start();
       const config = testConfig(modelEnv(env));
@@ -71,6 +74,7 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
         store: database.store,
         workflows: createWorkflowRegistry(database.store, config),
         log: () => undefined,
+        retryClock,
       }).runSession(session.id);
       expect(result.status, JSON.stringify(result.error)).toBe('completed');
       const journal = await database.store.loadJournal(session.currentRunId!);
@@ -107,28 +111,29 @@ function describeModelResearch(harness: StoreHarness, skipReason: string | null,
     }
 
     it.skipIf(harness.name !== 'sqlite')(
-      'waits out a model server that is down longer than the SDK retries, and finishes (issue 36)',
-      { timeout: within(60_000) },
+      'waits out a model server that stays down through many retries, and finishes (issue 36)',
       async () => {
         let calls = 0;
-        let downUntil = 0;
-        // Down for 8 s from the fourth call: the SDK's own two retries (2 s, 4 s) are spent first.
+        // Down for six calls in a row from the fourth: the step waits, back-offs doubling, and goes on.
+        // The back-offs are waited on an injected clock: what is tested is the schedule, not the time.
+        const clock = new ManualClock();
         const { session } = await research(
           { behavior: 'honor' },
           { maxIterations: 1 },
           {},
           (model) => (request, call) => {
             calls += 1;
-            if (calls === 4) downUntil = Date.now() + 8_000;
-            if (Date.now() < downUntil)
+            if (calls >= 4 && calls < 10)
               throw Object.assign(new Error('the model server is restarting'), { status: 503 });
             return model(request, call);
           },
+          clock,
         );
         const events = await database.store.readEvents(session.id, { after: 0, limit: 5000 });
         const retries = events.filter((event) => event.type === 'step-retry');
-        expect(retries.length).toBeGreaterThan(0);
+        expect(retries).toHaveLength(6);
         expect(retries[0]!.data).toMatchObject({ error: { message: expect.stringContaining('unavailable') } });
+        expect(clock.waits).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000]);
       },
     );
 
