@@ -1,4 +1,3 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -17,30 +16,19 @@ import {
   WRITES_IDX_MAP,
   writesSortKey,
 } from '@langchain/langgraph-checkpoint';
-import { isQuarryError } from '../shared/errors.ts';
+import { isQuarryError, QuarryError } from '../shared/errors.ts';
 import type { ChannelValueRow, CheckpointRow, CheckpointTables } from '../store/checkpoint-tables.ts';
 import { threadExternalId } from '../store/checkpoint-tables.ts';
 import { openCheckpointStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
+import { pack, unpack } from './packed-bytes.ts';
 import { nextNodes, statusOfWrites, ThreadStatuses } from './thread-status.ts';
 
-/** Values at least this large are stored deflated (when that makes them smaller). */
-const DEFLATE_FROM_BYTES = 1024;
-const DEFLATED = 'deflate:';
-
-/** Serialized bytes as stored: deflated when that pays (the type says so). */
-function pack([type, bytes]: [string, Uint8Array]): [string, Uint8Array] {
-  if (bytes.byteLength < DEFLATE_FROM_BYTES) return [type, bytes];
-  const deflated = deflateRawSync(bytes, { level: 1 });
-  return deflated.byteLength < bytes.byteLength * 0.9 ? [`${DEFLATED}${type}`, deflated] : [type, bytes];
-}
-
-function unpack(type: string, bytes: Uint8Array): [string, Uint8Array] {
-  return type.startsWith(DEFLATED) ? [type.slice(DEFLATED.length), inflateRawSync(bytes)] : [type, bytes];
-}
-
-/** The owner of LangGraph threads: the local user, so `quarry ls` and the loopback web UI list them. */
-const THREAD_OWNER = 'local';
+/**
+ * The owner of LangGraph threads unless the saver is opened as a user: the local user, so `quarry ls`
+ * and the loopback web UI list them.
+ */
+const LOCAL_THREAD_OWNER = 'local';
 const LIST_PAGE = 100;
 
 /** What the saver remembers of a list channel's newest stored value, to store the next as what was appended. */
@@ -77,15 +65,34 @@ export class QuarrySaver extends BaseCheckpointSaver {
     private readonly store: Store,
     private readonly tables: CheckpointTables,
     serde?: SerializerProtocol,
+    /** Whose sessions the threads are: the local user's, or a user's id. */
+    private readonly ownerId = LOCAL_THREAD_OWNER,
   ) {
     super(serde);
     this.statuses = new ThreadStatuses(store);
   }
 
-  /** Opens (creating and migrating on first use) a store: a SQLite file path or a `postgres://` URL. */
-  static async open(location: string, options: { serde?: SerializerProtocol } = {}): Promise<QuarrySaver> {
+  /**
+   * Opens (creating and migrating on first use) a store: a SQLite file path or a `postgres://` URL.
+   * `user`: the threads are that user's sessions (`quarry users add <name>`), so they see them in the
+   * web UI and the API, and a thread they imported there is continued; without it, the local user's.
+   */
+  static async open(
+    location: string,
+    options: { serde?: SerializerProtocol; user?: string } = {},
+  ): Promise<QuarrySaver> {
     const { store, tables } = await openCheckpointStore({ db: location });
-    return new QuarrySaver(store, tables, options.serde);
+    if (options.user === undefined) return new QuarrySaver(store, tables, options.serde);
+    const user = (await store.listUsers()).find((each) => each.name === options.user);
+    if (!user) {
+      await store.close();
+      throw new QuarryError(
+        'USER_NOT_FOUND',
+        `No user named "${options.user}" in this store. Add one with: quarry users add ${options.user}`,
+        { details: { name: options.user } },
+      );
+    }
+    return new QuarrySaver(store, tables, options.serde, user.id);
   }
 
   /** Closes the store (and its connections). */
@@ -109,12 +116,12 @@ export class QuarrySaver extends BaseCheckpointSaver {
 
   private async findOrCreate(threadId: string, create: boolean): Promise<string | null> {
     const externalId = threadExternalId(threadId);
-    const existing = await this.store.findSessionByExternalId(externalId, { ownerId: THREAD_OWNER });
+    const existing = await this.store.findSessionByExternalId(externalId, { ownerId: this.ownerId });
     if (existing) this.statuses.remember(existing.id, existing.status);
     if (existing || !create) return existing?.id ?? null;
     try {
       const session = await this.store.createSession({
-        ownerId: THREAD_OWNER,
+        ownerId: this.ownerId,
         title: `LangGraph thread ${threadId}`.slice(0, 300),
         question: `LangGraph thread ${threadId}`,
         workflow: { name: 'langgraph', version: 1 },
@@ -126,7 +133,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
       return session.id;
     } catch (error) {
       // Another process created it first: use theirs.
-      const theirs = await this.store.findSessionByExternalId(externalId, { ownerId: THREAD_OWNER });
+      const theirs = await this.store.findSessionByExternalId(externalId, { ownerId: this.ownerId });
       if (theirs) return theirs.id;
       throw error;
     }

@@ -64,7 +64,7 @@ export async function addUser(
 export async function adoptLocalSessions(
   store: Accounts,
   name: string,
-): Promise<{ user: User; adopted: number; kept: number }> {
+): Promise<{ user: User; adopted: number; kept: number; threads: number }> {
   const user = await userNamed(store, name);
   return { user, ...(await store.adoptSessions({ fromOwnerId: LOCAL_OWNER, toUserId: user.id })) };
 }

@@ -39,9 +39,13 @@ export interface Accounts {
   /**
    * Hands every session of `fromOwnerId` (the local user's, made before sign-in was required) to the
    * user `toUserId`, in one transaction; a session whose external id that user already uses stays
-   * (`kept`). `USER_NOT_FOUND` when there is no such user.
+   * (`kept`), and so does a LangGraph thread (`threads`, counted in `kept` too): the app's
+   * QuarrySaver finds its threads as that owner's. `USER_NOT_FOUND` when there is no such user.
    */
-  adoptSessions(input: { fromOwnerId: string; toUserId: string }): Promise<{ adopted: number; kept: number }>;
+  adoptSessions(input: {
+    fromOwnerId: string;
+    toUserId: string;
+  }): Promise<{ adopted: number; kept: number; threads: number }>;
   /**
    * Stores a token's hash (never the token), with an optional expiry (ms since the epoch) and the
    * token it was minted from (`parentId`: it must exist, belong to the same user and have no parent

@@ -224,6 +224,7 @@ describe.skipIf(skip !== null)(`web UI with users in headless Chromium${skip ? `
     expect(await database.store.adoptSessions({ fromOwnerId: 'local', toUserId: alice.id })).toEqual({
       adopted: 2,
       kept: 0,
+      threads: 0,
     });
     await page.reload();
     await expect.poll(() => page.locator('input.title').inputValue()).toBe('An earlier question about tides?');

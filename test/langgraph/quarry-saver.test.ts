@@ -145,6 +145,45 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect(await saver.getTuple({ configurable: { thread_id: 'listed' } })).toBeUndefined();
     });
 
+    it('keeps its threads where it finds them: a user’s when opened as that user, the local user’s through an adoption (issue 45)', {
+      timeout: within(60_000),
+    }, async () => {
+      const { saver, location } = await open();
+      const store = await openStore({ db: location });
+      cleanups.push(() => store.close());
+      const ada = await store.createUser({ name: 'ada' });
+      const asking = (checkpointer: BaseCheckpointSaver) =>
+        new StateGraph(State)
+          .addNode('ask', () => ({ count: Number(interrupt('How many?')) }))
+          .addEdge(START, 'ask')
+          .addEdge('ask', END)
+          .compile({ checkpointer });
+      const thread = { configurable: { thread_id: 'paused' } };
+
+      // The local user's thread, waiting at an interrupt, stays theirs when their sessions go to ada.
+      await asking(saver).invoke({ target: 1 }, thread);
+      expect(await store.adoptSessions({ fromOwnerId: 'local', toUserId: ada.id })).toMatchObject({ threads: 1 });
+      const reopened = await QuarrySaver.open(location);
+      cleanups.push(() => reopened.close());
+      expect((await asking(reopened).getState(thread)).next).toEqual(['ask']);
+
+      // Opened as ada: her threads, apart from the local user's (the same thread id is another thread).
+      const adas = await QuarrySaver.open(location, { user: 'ada' });
+      cleanups.push(() => adas.close());
+      expect(await adas.getTuple(thread)).toBeUndefined();
+      await asking(adas).invoke({ target: 1 }, thread);
+      await asking(adas).invoke(new Command({ resume: 7 }), thread);
+      expect((await asking(adas).getState(thread)).values.count).toBe(7);
+      const session = await store.findSessionByExternalId('langgraph:paused', { ownerId: ada.id });
+      expect(session).toMatchObject({ ownerId: ada.id, status: 'completed' });
+      expect((await asking(reopened).getState(thread)).next).toEqual(['ask']);
+
+      await expect(QuarrySaver.open(location, { user: 'nobody' })).rejects.toMatchObject({
+        code: 'USER_NOT_FOUND',
+        message: expect.stringContaining('quarry users add nobody'),
+      });
+    });
+
     it('keeps a thread’s status as its checkpoints say: waiting at an interrupt, completed, stopped, failed (issue 45)', {
       timeout: within(60_000),
     }, async () => {

@@ -5,11 +5,25 @@ import { formatTable, printJson, printLine } from '../output.ts';
 
 const when = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
 
-function adoptedLine({ user, adopted, kept }: { user: { name: string }; adopted: number; kept: number }): string {
-  const keptNote = kept
-    ? ` ${kept} stay with the local user: ${user.name} already has sessions with their external ids.`
-    : '';
-  return `Handed ${adopted} session${adopted === 1 ? '' : 's'} of the local user to ${user.name}: they see them in the web UI and the API; here, with quarry --as ${user.name} ls.${keptNote}`;
+function adoptedLine({
+  user,
+  adopted,
+  kept,
+  threads,
+}: {
+  user: { name: string };
+  adopted: number;
+  kept: number;
+  threads: number;
+}): string {
+  const clashes = kept - threads;
+  const notes = [
+    clashes ? ` ${clashes} stay with the local user: ${user.name} already has sessions with their external ids.` : '',
+    threads
+      ? ` ${threads} LangGraph thread${threads === 1 ? '' : 's'} stay with the local user, where your graph's QuarrySaver finds ${threads === 1 ? 'it' : 'them'}.`
+      : '',
+  ];
+  return `Handed ${adopted} session${adopted === 1 ? '' : 's'} of the local user to ${user.name}: they see them in the web UI and the API; here, with quarry --as ${user.name} ls.${notes.join('')}`;
 }
 
 function localSessionsNote(count: number, name: string): string {
@@ -64,7 +78,13 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
       const { admin } = await runtime.open();
       const adopted = await adoptLocalSessions(admin, name);
       if (runtime.json)
-        printJson({ type: 'adopted', userId: adopted.user.id, adopted: adopted.adopted, kept: adopted.kept });
+        printJson({
+          type: 'adopted',
+          userId: adopted.user.id,
+          adopted: adopted.adopted,
+          kept: adopted.kept,
+          threads: adopted.threads,
+        });
       else printLine(adoptedLine(adopted));
     });
   users

@@ -32,14 +32,20 @@ export function uniqueName(prefix: string): string {
 /** A session with a first run, ready to be claimed. */
 export async function createTestSession(
   store: Store,
-  overrides: { ownerId?: string; title?: string; question?: string; externalId?: string } = {},
+  overrides: {
+    ownerId?: string;
+    title?: string;
+    question?: string;
+    externalId?: string;
+    workflow?: { name: string; version: number };
+  } = {},
 ) {
   return store.createSession({
     ownerId: overrides.ownerId ?? 'local',
     ...(overrides.externalId ? { externalId: overrides.externalId } : {}),
     title: overrides.title ?? 'A test session',
     question: overrides.question ?? 'What is being tested?',
-    workflow: testWorkflow,
+    workflow: overrides.workflow ?? testWorkflow,
     message: { role: 'user', content: overrides.question ?? 'What is being tested?' },
     run: { kind: 'initial', input: { question: overrides.question ?? 'What is being tested?' } },
   });

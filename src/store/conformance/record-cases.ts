@@ -170,7 +170,7 @@ export function userCases(use: () => TestDatabase): void {
     expect((await store.listApiTokens(ada.id)).map((token) => token.id)).toEqual([other.id]);
   });
 
-  it('hands the local user’s sessions to a user, all at once, keeping those whose external id they use (issue 46)', async () => {
+  it('hands the local user’s sessions to a user, all at once, keeping those whose external id they use and LangGraph threads (issues 45, 46)', async () => {
     const { store } = use();
     const ada = await store.createUser({ name: 'ada' });
     const plain = await createTestSession(store, { ownerId: 'local' });
@@ -178,11 +178,15 @@ export function userCases(use: () => TestDatabase): void {
     const clash = await createTestSession(store, { ownerId: 'local', externalId: 'chat:2' });
     await createTestSession(store, { ownerId: ada.id, externalId: 'chat:2' });
     const bobs = await createTestSession(store, { ownerId: 'bob' });
-    expect(await store.adoptSessions({ fromOwnerId: 'local', toUserId: ada.id })).toEqual({ adopted: 2, kept: 1 });
+    // A LangGraph thread stays: the app's QuarrySaver finds its threads as the local user's.
+    const langgraph = { name: 'langgraph', version: 1 };
+    const thread = await createTestSession(store, { ownerId: 'local', externalId: 'langgraph:t', workflow: langgraph });
+    const kept = { kept: 2, threads: 1 };
+    expect(await store.adoptSessions({ fromOwnerId: 'local', toUserId: ada.id })).toEqual({ adopted: 2, ...kept });
     for (const session of [plain, tagged]) expect((await store.getSession(session.id)).ownerId).toBe(ada.id);
-    expect((await store.getSession(clash.id)).ownerId).toBe('local');
+    for (const session of [clash, thread]) expect((await store.getSession(session.id)).ownerId).toBe('local');
     expect((await store.getSession(bobs.id)).ownerId).toBe('bob');
-    expect(await store.adoptSessions({ fromOwnerId: 'local', toUserId: ada.id })).toEqual({ adopted: 0, kept: 1 });
+    expect(await store.adoptSessions({ fromOwnerId: 'local', toUserId: ada.id })).toEqual({ adopted: 0, ...kept });
     await expectCode(store.adoptSessions({ fromOwnerId: 'local', toUserId: 'nobody' }), 'USER_NOT_FOUND');
   });
 

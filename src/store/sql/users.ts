@@ -47,18 +47,23 @@ export async function deleteUser(ctx: SqlContext, userId: string): Promise<void>
 export async function adoptSessions(
   ctx: SqlContext,
   input: { fromOwnerId: string; toUserId: string },
-): Promise<{ adopted: number; kept: number }> {
+): Promise<{ adopted: number; kept: number; threads: number }> {
   return ctx.driver.transaction(async (tx) => {
     const user = await tx.query(`SELECT id FROM users WHERE id = ?${ctx.driver.dialect.rowLock}`, [input.toUserId]);
     if (user.length === 0) throw userNotFound(input.toUserId);
     // An external id is unique per owner: a session whose id the user already uses cannot join them.
+    // A LangGraph thread stays where the app's saver looks for it (moved, the graph would start over).
     const adopted = await tx.query(
-      `UPDATE sessions SET owner_id = ? WHERE owner_id = ? AND (external_id IS NULL OR external_id NOT IN
+      `UPDATE sessions SET owner_id = ? WHERE owner_id = ? AND workflow_name <> 'langgraph' AND (external_id IS NULL OR external_id NOT IN
          (SELECT external_id FROM sessions WHERE owner_id = ? AND external_id IS NOT NULL)) RETURNING id`,
       [input.toUserId, input.fromOwnerId, input.toUserId],
     );
-    const kept = await tx.query('SELECT COUNT(*) AS n FROM sessions WHERE owner_id = ?', [input.fromOwnerId]);
-    return { adopted: adopted.length, kept: Number(kept[0]?.n ?? 0) };
+    const [kept] = await tx.query(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN workflow_name = 'langgraph' THEN 1 ELSE 0 END), 0) AS threads
+       FROM sessions WHERE owner_id = ?`,
+      [input.fromOwnerId],
+    );
+    return { adopted: adopted.length, kept: Number(kept?.n ?? 0), threads: Number(kept?.threads ?? 0) };
   });
 }
 
