@@ -129,5 +129,16 @@ describe('LangGraph threads in the CLI (issue 45)', () => {
       expect(refused.stderr).toContain(field);
       expect(quarry(elsewhere.location, ['ls']).stdout).not.toContain('tides-9');
     }
+
+    // Imported by a user (as the API imports it), it is theirs: a saver opened as them carries it on.
+    const added = quarry(elsewhere.location, ['users', 'add', 'ada']);
+    expect(added.code, added.stderr).toBe(0);
+    const theirs = quarry(elsewhere.location, ['--as', 'ada', 'import', file]);
+    expect(theirs.code, theirs.stderr).toBe(0);
+    const adas = await QuarrySaver.open(elsewhere.location, { user: 'ada' });
+    cleanups.push(() => adas.close());
+    expect((await graph(adas).getState(config)).next).toEqual(['ask']);
+    await graph(adas).invoke(new Command({ resume: 2 }), config);
+    expect((await graph(adas).getState(config)).values).toEqual({ asked: 'How many tides a day?', count: 2 });
   });
 });
