@@ -160,11 +160,12 @@ export class QuarrySaver extends BaseCheckpointSaver {
     const ns = config.configurable?.checkpoint_ns as string | undefined;
     const id = getCheckpointId(config) || undefined;
     const before = options.before ? getCheckpointId(options.before) || undefined : undefined;
+    const where = { sessionId, ownerId: this.ownerId, ns, id, before, limit: LIST_PAGE };
     const filter = Object.entries(options.filter ?? {});
     let left = options.limit ?? Number.POSITIVE_INFINITY;
     let after: CheckpointRow | undefined;
     while (left > 0) {
-      const rows = await this.tables.listCheckpoints({ sessionId, ns, id, before, limit: LIST_PAGE, after });
+      const rows = await this.tables.listCheckpoints({ ...where, after });
       for (const row of rows) {
         if (filter.length > 0) {
           const metadata = JSON.parse(row.metadata) as Record<string, unknown>;

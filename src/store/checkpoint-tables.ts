@@ -47,8 +47,9 @@ export interface PutCheckpointInput extends Omit<CheckpointRow, 'threadId'> {
 }
 
 export interface ListCheckpointsOptions {
-  /** One session, or every LangGraph thread when omitted. */
+  /** One session, or every LangGraph thread (of `ownerId`, when given) when omitted. */
   sessionId?: string;
+  ownerId?: string;
   ns?: string;
   id?: string;
   /** Only checkpoints whose id sorts before this one. */

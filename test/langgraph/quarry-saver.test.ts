@@ -177,6 +177,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const session = await store.findSessionByExternalId('langgraph:paused', { ownerId: ada.id });
       expect(session).toMatchObject({ ownerId: ada.id, status: 'completed' });
       expect((await asking(reopened).getState(thread)).next).toEqual(['ask']);
+      // Listed without a thread, a saver lists its owner's threads only (both have a thread "paused").
+      let adaCheckpoints = 0;
+      for await (const _tuple of adas.list({})) adaCheckpoints += 1;
+      let adaThreadCheckpoints = 0;
+      for await (const _tuple of adas.list(thread)) adaThreadCheckpoints += 1;
+      expect(adaCheckpoints).toBe(adaThreadCheckpoints);
 
       await expect(QuarrySaver.open(location, { user: 'nobody' })).rejects.toMatchObject({
         code: 'USER_NOT_FOUND',

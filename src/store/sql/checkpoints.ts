@@ -73,6 +73,7 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
         params.push(...values);
       };
       if (options.sessionId !== undefined) add('c.session_id = ?', options.sessionId);
+      if (options.ownerId !== undefined) add('s.owner_id = ?', options.ownerId);
       if (options.ns !== undefined) add('c.checkpoint_ns = ?', options.ns);
       if (options.id !== undefined) add('c.checkpoint_id = ?', options.id);
       if (options.before !== undefined) add('c.checkpoint_id < ?', options.before);
