@@ -43,31 +43,6 @@ describe('blocks and passages (issue 42)', () => {
     expect(blocks[3]!.text).toBe('```\nmake all\n\nmake install\n```');
   });
 
-  it('brings the entries of the definition list a lead-in announces, each whole, as many as fit', () => {
-    // Sphinx's module pages: a definition list's terms reach the text as level-5 headings.
-    const text = [
-      '# copy — Shallow and deep copy operations',
-      'This module provides generic shallow and deep copy operations (explained below).',
-      'Interface summary:',
-      '##### copy.copy(x)',
-      'Return a shallow copy of x.',
-      '##### copy.deepcopy(x[, memo])',
-      'Return a deep copy of x.',
-      '##### exception copy.Error',
-      `Raised for module specific errors. ${'The difference between shallow and deep copying is only relevant for compound objects. '.repeat(30)}`,
-    ].join('\n\n');
-    const quoted = passageOf(text, 'Interface summary:');
-    expect(quoted).toMatch(/^Interface summary:\n\n##### copy\.copy\(x\)\n\nReturn a shallow copy of x\./);
-    expect(quoted.endsWith('Return a deep copy of x.')).toBe(true);
-    // The small section before the list, quoted whole, brings them as well.
-    const whole = passagesOf(source(text)).find((passage) => passage.wholeSection)!;
-    expect(whole.text.startsWith('This module provides')).toBe(true);
-    expect(whole.text.endsWith('Return a deep copy of x.')).toBe(true);
-    // A lead-in before an ordinary heading stays as it was.
-    const plain = text.replace(/#####/g, '##');
-    expect(passageOf(plain, 'Interface summary:')).toBe('Interface summary:');
-  });
-
   it('quotes a long paragraph with a long note box after it, rather than never quoting the paragraph', () => {
     // A manual's answer (1,100 characters) followed by a note box (1,500): over the passage length
     // together, but a caveat is never why the answer cannot be quoted.
