@@ -20,7 +20,7 @@ function adoptedLine({
   const notes = [
     clashes ? ` ${clashes} stay with the local user: ${user.name} already has sessions with their external ids.` : '',
     threads
-      ? ` ${threads} LangGraph thread${threads === 1 ? '' : 's'} stay with the local user, where your graph's QuarrySaver finds ${threads === 1 ? 'it' : 'them'}.`
+      ? ` ${threads} LangGraph thread${threads === 1 ? ' stays' : 's stay'} with the local user, where your graph's QuarrySaver finds ${threads === 1 ? 'it' : 'them'}.`
       : '',
   ];
   return `Handed ${adopted} session${adopted === 1 ? '' : 's'} of the local user to ${user.name}: they see them in the web UI and the API; here, with quarry --as ${user.name} ls.${notes.join('')}`;
