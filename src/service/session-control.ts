@@ -304,7 +304,7 @@ export async function stopSession(context: ServiceContext, request: { sessionId:
     });
     return 'interrupted' as const;
   }
-  const result = await context.store.requestStop(session.id, request.reason);
+  const result = await context.store.requestStop(session.id, { reason: request.reason });
   if (result === 'requested') context.runner?.stopSession(session.id, request.reason);
   return result;
 }

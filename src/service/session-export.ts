@@ -376,7 +376,7 @@ async function importSnapshot(context: ServiceContext, snapshot: SessionSnapshot
   if (research) parseResearchSettings(settings, { strict: true });
   const session = await context.store.importSession(
     { ...snapshot, session: { ...snapshot.session, settings } },
-    sessionAdmission(context),
+    { admission: sessionAdmission(context) },
   );
   return {
     session,

@@ -259,7 +259,7 @@ export const DELETING_REASON = 'the session is being deleted';
 /** Stops a running session and waits (up to the lease length) until no worker holds it. */
 async function stopAndWait(context: ServiceContext, session: Session): Promise<void> {
   if (!context.runner?.stopSession(session.id, DELETING_REASON))
-    await context.store.requestStop(session.id, DELETING_REASON);
+    await context.store.requestStop(session.id, { reason: DELETING_REASON });
   const deadline = Date.now() + Math.max(15_000, (session.lease?.expiresAt ?? 0) - Date.now());
   while (Date.now() < deadline) {
     const current = await context.store.getSession(session.id);

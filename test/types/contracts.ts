@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import type { ResearchContext } from '../../src/research/research-context.ts';
 import { stepOutput } from '../../src/research/step-outputs.ts';
+import type { OwnerStore } from '../../src/store/owner-store.ts';
 import type { CheckedTable, SchemaTable } from '../../src/store/schema-table.ts';
 import type { EngineStore, StepRecord } from '../../src/store/store.ts';
 
@@ -53,4 +54,22 @@ export function engineConcerns(store: EngineStore) {
   void store.searchPassages;
   // @ts-expect-error nor the accounts
   void store.listUsers;
+}
+
+/** One user's store: each operation is the store's own, without the owner (derived, never re-declared). */
+export async function ownerScoped(store: OwnerStore) {
+  await store.getSession('s1');
+  // @ts-expect-error an owner's handle takes no owner: it is always its own
+  await store.getSession('s1', { ownerId: 'someone-else' });
+  await store.listSessions({ limit: 10 });
+  // @ts-expect-error nor in an operation's options
+  await store.listSessions({ limit: 10, ownerId: 'someone-else' });
+  await store.requestStop('s1', { reason: 'the user asked' });
+  // @ts-expect-error what remains of the owner parameter keeps the store's types
+  await store.requestStop('s1', { reason: 7 });
+  await store.deliverInput({ sessionId: 's1', runId: 'r1', requestKey: 'clarify', value: 'yes' });
+  // @ts-expect-error a required input stays required
+  await store.deliverInput();
+  // @ts-expect-error the corpus and the accounts are not a user's
+  void store.searchPassages;
 }
