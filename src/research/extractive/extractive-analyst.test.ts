@@ -41,6 +41,36 @@ const argparse = source(
 );
 
 describe('the extractive analyst', () => {
+  it('quotes a chosen lead-in with the definition list it announces, never ending on its colon (issue 42)', async () => {
+    const copy = source(
+      'file:///docs/library/copy.html',
+      'copy — Shallow and deep copy operations',
+      [
+        '# copy — Shallow and deep copy operations',
+        'Assignment statements in Python do not copy objects, they create bindings between a target and an object.',
+        'This module provides generic shallow and deep copy operations (explained below).',
+        'Interface summary:',
+        '##### copy.copy(obj)',
+        'Return a shallow copy of obj.',
+        '##### copy.deepcopy(obj[, memo])',
+        'Return a deep copy of obj.',
+      ].join('\n\n'),
+    );
+    const notes = await notesOf(
+      'What does this module provide: shallow and deep copy operations, interface summary?',
+      copy,
+    );
+    const leadIn = notes.find((note) => note.text.includes('Interface summary:'));
+    expect(leadIn, notes.map((note) => note.text).join(' | ')).toBeDefined();
+    expect(leadIn!.text.endsWith('Return a deep copy of obj.')).toBe(true);
+    // Word for word, at its offsets in the page.
+    expect(copy.text.slice(leadIn!.start, leadIn!.end)).toBe(leadIn!.text);
+    // The entries' own passages are quoted there, once: no two notes quote the same block.
+    const ranges = notes.map((note) => [note.start!, note.end!] as const).sort((a, b) => a[0] - b[0]);
+    for (const [index, [, end]] of ranges.slice(0, -1).entries())
+      expect(end).toBeLessThanOrEqual(ranges[index + 1]![0]);
+  });
+
   it('opens an answer found deep in a page with the page’s own one-line summary of itself (issue 42)', async () => {
     const gc = source(
       'file:///docs/git-gc.html',

@@ -7,7 +7,7 @@ import { answerOutline, placeOf } from './answer-outline.ts';
 import { lastHeading } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
 import { scorePassages } from './passage-ranking.ts';
-import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf } from './passages.ts';
+import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf, withAnnounced } from './passages.ts';
 import { feedbackTerms, isNewQuery, planQueries, surfaceTerms } from './queries.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */
@@ -108,6 +108,23 @@ export class ExtractiveAnalyst implements Analyst {
             titleBonus: 0,
             summary: true,
           });
+      }
+      // A chosen lead-in is quoted with the definition list it announces; a chosen passage inside
+      // those entries is then quoted there, once, and one that reaches beyond them stops the list.
+      for (const entry of chosen) {
+        if (!chosen.includes(entry)) continue;
+        const others = chosen.filter((other) => other !== entry);
+        const crosses = (from: number, to: number) =>
+          others.some(
+            ({ passage }) => passage.first <= to && passage.last >= from && (passage.first < from || passage.last > to),
+          );
+        const whole = withAnnounced(source, blocks, entry.passage, crosses);
+        if (whole === entry.passage) continue;
+        const inside = others.filter(({ passage }) => passage.first > entry.passage.last && passage.last <= whole.last);
+        entry.passage = whole;
+        entry.score = Math.max(entry.score, ...inside.map((other) => other.score));
+        entry.definition ||= inside.some((other) => other.definition);
+        for (const other of inside) chosen.splice(chosen.indexOf(other), 1);
       }
       return chosen.map(({ passage, score, definition, titleBonus, summary: isSummary }, index) => {
         const heading = lastHeading(passage.headings);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceText } from '../research-types.ts';
-import { blocksOf, passageAround, passagesOf } from './passages.ts';
+import { blocksOf, passageAround, passagesOf, withAnnounced } from './passages.ts';
 
 function source(text: string, segments?: SourceText['segments']): SourceText {
   return {
@@ -41,6 +41,59 @@ describe('blocks and passages (issue 42)', () => {
     for (const block of blocks) expect(text.slice(block.start, block.end)).toBe(block.text);
     expect(blocks[2]!.text).toContain('with a second paragraph');
     expect(blocks[3]!.text).toBe('```\nmake all\n\nmake install\n```');
+  });
+
+  it('quotes a lead-in with the entries of the definition list it announces, each whole, as many as fit', () => {
+    // Sphinx's module pages: a definition list's terms reach the text as level-5 headings.
+    const text = [
+      '# copy — Shallow and deep copy operations',
+      'This module provides generic shallow and deep copy operations (explained below).',
+      'Interface summary:',
+      '##### copy.copy(x)',
+      'Return a shallow copy of x.',
+      '##### copy.deepcopy(x[, memo])',
+      'Return a deep copy of x.',
+      '##### exception copy.Error',
+      `Raised for module specific errors. ${'The difference between shallow and deep copying is only relevant for compound objects. '.repeat(30)}`,
+    ].join('\n\n');
+    const page = source(text);
+    const blocks = blocksOf(page);
+    const passages = passagesOf(page, blocks);
+    // Ranked as it stands: the entries never change which passages there are.
+    const leadIn = passages.find((passage) => passage.text === 'Interface summary:')!;
+    expect(leadIn).toBeDefined();
+    const quoted = withAnnounced(page, blocks, leadIn);
+    expect(quoted.text).toMatch(/^Interface summary:\n\n##### copy\.copy\(x\)\n\nReturn a shallow copy of x\./);
+    expect(quoted.text.endsWith('Return a deep copy of x.')).toBe(true);
+    expect(text.slice(quoted.start, quoted.end)).toBe(quoted.text);
+    // Up to the entry the caller refuses (one another chosen passage reaches beyond).
+    const deep = blocks.findIndex((block) => block.text.startsWith('##### copy.deepcopy'));
+    const beforeDeep = (from: number) => from >= deep;
+    expect(withAnnounced(page, blocks, leadIn, beforeDeep).text.endsWith('Return a shallow copy of x.')).toBe(true);
+    expect(withAnnounced(page, blocks, leadIn, () => true)).toBe(leadIn);
+    // A first entry too long to quote whole: its term and its first passage, never the colon alone.
+    const long = source(
+      [
+        '## 11.6 Substituting text by regular expression',
+        'Global substitution in a string is done by `patsubst`:',
+        '##### Builtin: patsubst (`string`, `regexp`, [`replacement`])',
+        'Searches `string` for matches of `regexp`, and substitutes `replacement` for each match.',
+        `The parts of \`string\` that are not covered by any match of \`regexp\` are copied to the expansion. ${'Whenever a match is found, the search proceeds from the end of the match. '.repeat(40)}`,
+      ].join('\n\n'),
+    );
+    const longBlocks = blocksOf(long);
+    const globalLeadIn = passagesOf(long, longBlocks).find((passage) =>
+      passage.text.startsWith('Global substitution'),
+    )!;
+    expect(globalLeadIn.text.endsWith(':')).toBe(true);
+    expect(
+      withAnnounced(long, longBlocks, globalLeadIn).text.endsWith('substitutes `replacement` for each match.'),
+    ).toBe(true);
+    // A lead-in before an ordinary heading stays as it was.
+    const plain = source(text.replace(/#####/g, '##'));
+    const plainBlocks = blocksOf(plain);
+    const plainLeadIn = passagesOf(plain, plainBlocks).find((passage) => passage.text === 'Interface summary:')!;
+    expect(withAnnounced(plain, plainBlocks, plainLeadIn)).toBe(plainLeadIn);
   });
 
   it('quotes a long paragraph with a long note box after it, rather than never quoting the paragraph', () => {

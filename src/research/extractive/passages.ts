@@ -1,6 +1,6 @@
-import { splitSentences } from '../../shared/sentences.ts';
 import { documentOffset } from '../quotes.ts';
 import type { SourceText } from '../research-types.ts';
+import { announces, hasCallouts, isCaveat, leansBack } from './block-ties.ts';
 
 /**
  * A source's text as its author wrote it: blocks (a paragraph, a list, a code block, a table, a note
@@ -180,66 +180,6 @@ export function passageText(source: SourceText, blocks: readonly Block[], first:
   return text;
 }
 
-/** The first sentence of a block's prose (Markdown markers off). */
-function opening(text: string): string {
-  const plain = text
-    .replace(/^\s*(?:>\s*)+/gm, '')
-    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
-    .replace(/[*_`]/g, '')
-    .trim();
-  return splitSentences(plain)[0] ?? plain;
-}
-
-/** A block that goes on from the one before it: quoted alone, it speaks of whatever came before. */
-export function leansBack(block: Block): boolean {
-  if (block.kind !== 'paragraph' && block.kind !== 'list') return false;
-  return /^(?:this|that|these|those|it|its|it's|they|them|their|such|then|thus|hence|therefore|however|but|otherwise|instead|also|likewise|similarly|conversely|consequently|accordingly|nevertheless|nonetheless|moreover|furthermore|additionally|meanwhile|in this case|in that case|in addition|as a result|for this reason|for example|for instance|in other words|on the other hand|in contrast|doing so|here|so|and|or|alternatively|finally|next|afterwards|after that)\b/i.test(
-    opening(block.text),
-  );
-}
-
-/** A block that announces what follows it ("…use the following commands:", "For example:"). */
-export function announces(block: Block): boolean {
-  if (block.kind !== 'paragraph' && block.kind !== 'note') return false;
-  const text = block.text.trim().replace(/[*_`]/g, '');
-  return (
-    /:$/.test(text) ||
-    /\b(?:as follows|the following|like this|like so|shown below|below|for example|for instance|e\.g\.|such as)[.:]?$/i.test(
-      text,
-    ) ||
-    /\b(?:the following (?:example|command|commands|code|program|script|file)|here is an? (?:example|program|sample))\b/i.test(
-      text,
-    )
-  );
-}
-
-/** Words that open a caveat: what follows a quoted passage and changes what it means. */
-const CAVEAT_OPENING =
-  /^(?:however|but|unless|except|note that|note:|be careful|be aware|beware|caution|warning|important|do not|don't|never|otherwise|unfortunately|only|this (?:does not|doesn't|will not|won't|is not|isn't|fails|can fail|only)|that (?:does not|doesn't|is not|isn't)|it (?:does not|doesn't|will not|won't|is not|isn't|fails|only))\b/i;
-/** Words that make a leaning block a caveat: it says what goes wrong with the passage before it. */
-const CAVEAT_WORDS =
-  /\b(?:not|no|never|fails?|failed|cannot|can't|won't|doesn't|don't|isn't|wrong|incorrect|unsafe|danger\w*|corrupt\w*|lose|lost|loss|bug|problem|careful|warning|deprecated|obsolete|avoid|instead|risk\w*)\b/i;
-
-/** Words that warn of harm: a paragraph that says them qualifies what came just before it, however it opens. */
-const WARNING_WORDS =
-  /\b(?:corrupt\w*|data loss|los(?:e|es|ing|t) (?:data|power|work|changes|everything)|unsafe|danger\w*|security (?:hole|risk)|vulnerab\w*|irreversibl\w*|cannot be undone|permanently (?:deleted|lost|removed|destroyed)|destroy\w*|wip(?:e|es|ed|ing) out)\b/i;
-
-/**
- * A block that qualifies the one before it: a note box, a caveat ("However…", "This program fails
- * because…"), or a paragraph that warns of harm (corruption, data loss, a security hole).
- */
-export function isCaveat(block: Block): boolean {
-  if (block.kind === 'note') return true;
-  if (block.kind !== 'paragraph') return false;
-  const first = opening(block.text);
-  return CAVEAT_OPENING.test(first) || (leansBack(block) && CAVEAT_WORDS.test(first)) || WARNING_WORDS.test(block.text);
-}
-
-/** A code block whose lines carry callout numbers (`<1>`, `(1)`) explained by a numbered list after it. */
-function hasCallouts(block: Block): boolean {
-  return block.kind === 'code' && /<\d+>|\(\d+\)\s*$/m.test(block.text);
-}
-
 /** A passage: consecutive blocks of one section, quoted together. */
 export interface Passage {
   /** Index of its first and last block in `blocks`. */
@@ -302,6 +242,61 @@ export function passageAround(blocks: readonly Block[], index: number): { first:
     if (blocks[own]!.end - start > PASSAGE_CHARS || blocks[last]!.end - start > 2 * PASSAGE_CHARS) return null;
   }
   return { first, last };
+}
+
+/** A definition list's term: html-to-text writes each as a level-5 heading. */
+const isTerm = (block: Block | undefined): block is Block => block?.kind === 'heading' && /^#{5}\s/.test(block.text);
+
+/**
+ * A lead-in ending in a colon right before a definition list ("Interface summary:") announces its
+ * entries: the quote goes on over them, each whole (its term and the blocks under it), as many as
+ * fit in `PASSAGE_CHARS`, stopping before an entry `blocked` refuses (its first and last block).
+ * Returns the new last block. Applied to passages already chosen, so the entries never change which
+ * passages are chosen.
+ */
+export function withEntries(
+  blocks: readonly Block[],
+  first: number,
+  last: number,
+  blocked: (from: number, to: number) => boolean = () => false,
+): number {
+  const tail = blocks[last]!;
+  if (!announces(tail) || !/:$/.test(tail.text.trim())) return last;
+  for (let term = last + 1; isTerm(blocks[term]) && blocks[term]!.segment === tail.segment; ) {
+    let end = term + 1;
+    while (together(blocks[term]!, blocks[end])) end += 1;
+    if (end === term + 1 || blocked(term, end - 1)) break;
+    if (blocks[end - 1]!.end - blocks[first]!.start > PASSAGE_CHARS) {
+      // A first entry too long to quote whole: its term and its first passage, so the lead-in
+      // never ends the quote on its colon.
+      const opening = term === last + 1 ? passageAround(blocks, term + 1) : null;
+      if (
+        opening &&
+        !blocked(term, opening.last) &&
+        blocks[opening.last]!.end - blocks[first]!.start <= 2 * PASSAGE_CHARS
+      )
+        last = opening.last;
+      break;
+    }
+    last = end - 1;
+    term = end;
+  }
+  return last;
+}
+
+/**
+ * `passage` as it is quoted: with the entries of the definition list its last block announces, as
+ * long as `blocked` allows (see `withEntries`).
+ */
+export function withAnnounced(
+  source: SourceText,
+  blocks: readonly Block[],
+  passage: Passage,
+  blocked?: (from: number, to: number) => boolean,
+): Passage {
+  const last = withEntries(blocks, passage.first, passage.last, blocked);
+  if (last === passage.last) return passage;
+  return { ...passage, last, end: blocks[last]!.end, text: passageText(source, blocks, passage.first, last) };
 }
 
 /**
