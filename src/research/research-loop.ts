@@ -188,10 +188,25 @@ function isNavigation(result: SearchResult): boolean {
   return metadata.navigation === true || (metadata.linkDensity ?? 0) > 0.5;
 }
 
+/** A document's license or copying conditions, by its title ("GNU Free Documentation License"). */
+const LEGAL_TITLE = /\blicen[cs]es?\b|^\s*(?:copying(?: conditions| this manual)?|copyright(?: notice)?)\s*$/i;
+/** A question about licensing, which a license page may answer. */
+const LEGAL_WORDS =
+  /\b(?:licen[cs]\w*|cop(?:ying|yright\w*)|warrant\w*|redistribut\w*|distribut\w*|patent\w*|gpl|gfdl|fdl)\b/i;
+
+/**
+ * True for a page of legal boilerplate when no query asks about licensing: a manual's license
+ * matches many everyday words ("add", "section", "numbers") and never answers how to do something.
+ */
+function isUnaskedLicense(result: SearchResult, queries: readonly string[]): boolean {
+  return LEGAL_TITLE.test(result.title) && !queries.some((query) => LEGAL_WORDS.test(query));
+}
+
 /**
  * The results an iteration reads: for each query, its results in the analyst's order, each page at
  * most once per iteration (and each passage at most once per session), never a navigation page or
- * link list, at most `sourcesPerQuery` per query.
+ * link list, nor a license unless the queries ask about licensing, at most `sourcesPerQuery` per
+ * query.
  */
 export function chooseSources(
   searches: { results: SearchResult[] }[],
@@ -216,7 +231,7 @@ export function chooseSources(
       const page = result.url.split('#')[0]!;
       const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
       const key = passage === undefined ? page : `${result.url}#passage-${passage}`;
-      if (visited.has(key) || pages.has(page) || isNavigation(result)) continue;
+      if (visited.has(key) || pages.has(page) || isNavigation(result) || isUnaskedLicense(result, queries)) continue;
       visited.add(key);
       pages.add(page);
       taken += 1;
