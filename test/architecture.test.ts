@@ -144,7 +144,6 @@ describe('source architecture', () => {
         lines: 420,
         why: 'the SQLite driver: WAL, busy retries, full-text dialect',
       },
-      'src/research/research-loop.ts': { lines: 420, why: 'the research workflow, phase by phase' },
       'src/config/quarry-config.ts': { lines: 420, why: 'every setting: file schema, environment, defaults' },
       'src/store/conformance/record-cases.ts': { lines: 410, why: 'store conformance cases for records' },
     };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchResult } from '../providers/search/search-provider.ts';
-import { chooseSources } from './research-loop.ts';
+import { chooseSources } from './choose-sources.ts';
 import { parseResearchSettings } from './research-settings.ts';
 
 const settings = parseResearchSettings({ sourcesPerQuery: 3 });
