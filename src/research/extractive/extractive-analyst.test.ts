@@ -41,6 +41,31 @@ const argparse = source(
 );
 
 describe('the extractive analyst', () => {
+  it('lets the first of two chained lead-ins take in the entries below it, in page order (issue 42)', async () => {
+    // Texinfo's m4exit page: a lead-in, the macro's entry ending in a lead-in of its own, a second entry.
+    const m4exit = source(
+      'file:///docs/m4/M4exit.html',
+      'M4exit (GNU M4 macro processor)',
+      [
+        '### 14.3 Exiting from `m4`',
+        'If you need to exit from `m4` before the entire input has been read, you can use `m4exit`:',
+        '##### Builtin: m4exit ([`code` = 0])',
+        'Causes `m4` to exit, with exit status `code`. If `code` is left out, the exit status is zero. If `code` cannot be parsed, or is outside the range of 0 to 255, the exit status is one.',
+        'A common use of this is to abort processing:',
+        '##### Composite: fatal_error (`message`)',
+        'Abort processing with an error message and non-zero status.',
+      ].join('\n\n'),
+    );
+    const notes = await notesOf(
+      'Which exit status when the code cannot be parsed or is outside the range 0 to 255?',
+      m4exit,
+    );
+    const first = notes.find((note) => note.text.includes('Causes `m4` to exit'))!;
+    expect(first.text.startsWith('If you need to exit from `m4`'), first.text).toBe(true);
+    expect(first.text.endsWith('Abort processing with an error message and non-zero status.')).toBe(true);
+    expect(notes.filter((note) => note.text.includes('Causes `m4` to exit'))).toHaveLength(1);
+  });
+
   it('quotes a chosen lead-in with the definition list it announces, never ending on its colon (issue 42)', async () => {
     const copy = source(
       'file:///docs/library/copy.html',

@@ -111,7 +111,8 @@ export class ExtractiveAnalyst implements Analyst {
       }
       // A chosen lead-in is quoted with the definition list it announces; a chosen passage inside
       // those entries is then quoted there, once, and one that reaches beyond them stops the list.
-      for (const entry of chosen) {
+      // In page order: a lead-in takes in the entries below it before they take in the next list.
+      for (const entry of [...chosen].sort((a, b) => a.passage.first - b.passage.first)) {
         if (!chosen.includes(entry)) continue;
         const others = chosen.filter((other) => other !== entry);
         const crosses = (from: number, to: number) =>

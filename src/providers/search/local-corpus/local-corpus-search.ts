@@ -154,7 +154,7 @@ export class LocalCorpusSearch implements SearchProvider {
     const windows = hits.map(({ position }) =>
       Array.from({ length: SECTION_LOOKBACK + 5 }, (_, index) => position - SECTION_LOOKBACK + index),
     );
-    const positions = [...new Set([0, 1, ...windows.flat()])].filter((position) => position >= 0);
+    const positions = [...new Set([0, 1, 2, ...windows.flat()])].filter((position) => position >= 0);
     const passages = await this.store.readPassages({ path, positions });
     const byPosition = new Map(passages.map((passage) => [passage.position, passage]));
     // A section's start: back from a hit while the passages stay inside the hit's heading path.
@@ -176,7 +176,7 @@ export class LocalCorpusSearch implements SearchProvider {
     // In that order of importance, as long as they fit.
     const kept: PassageHit[] = [];
     let size = 0;
-    for (const position of wanted) {
+    for (const position of withAnnouncedNext(wanted, (at) => byPosition.get(at)?.text)) {
       const passage = byPosition.get(position);
       if (!passage || kept.includes(passage) || (kept.length > 0 && size + passage.text.length > CONTENT_CHARS))
         continue;
@@ -193,4 +193,18 @@ export class LocalCorpusSearch implements SearchProvider {
     }
     return { content, segments };
   }
+}
+
+/**
+ * Positions in reading order, each passage that ends announcing what follows ("…you can use
+ * `m4exit`:") followed at once by the passage after it: the index often cuts a page right there,
+ * before the definition or example it announces.
+ */
+export function withAnnouncedNext(
+  positions: readonly number[],
+  textAt: (position: number) => string | undefined,
+): number[] {
+  return positions.flatMap((position) =>
+    /:\s*$/.test(textAt(position) ?? '') ? [position, position + 1] : [position],
+  );
 }

@@ -10,7 +10,7 @@ import { sqliteHarness } from '../../../store/sqlite/sqlite-harness.ts';
 import { extractHtml } from '../../extract/extract-html.ts';
 import { chunkText, isNavigationText } from './chunk-text.ts';
 import { indexFolders } from './index-folders.ts';
-import { LocalCorpusSearch } from './local-corpus-search.ts';
+import { LocalCorpusSearch, withAnnouncedNext } from './local-corpus-search.ts';
 
 const fixtures = new URL('../../../../test/fixtures/corpus/', import.meta.url).pathname;
 
@@ -329,6 +329,15 @@ describeCorpus(sqliteHarness, null);
 describeCorpus(postgresHarness, postgresSkipReason());
 
 describe('chunkText', () => {
+  it('reads the passage after one that ends announcing it, right after it (issue 42)', () => {
+    const texts = new Map([
+      [4, 'The exit status is one when the code cannot be parsed.'],
+      [7, 'If you need to exit before the entire input has been read, you can use `m4exit`:'],
+      [8, '##### Builtin: m4exit (code)'],
+    ]);
+    expect(withAnnouncedNext([4, 0, 7, 2, 9], (at) => texts.get(at))).toEqual([4, 0, 7, 8, 2, 9]);
+  });
+
   it('keeps whole paragraphs within a section, with offsets, headings and link density', () => {
     const text = '# Guide\n\nFirst paragraph.\n\nSecond one,\nwith two lines.\n\n## Install\n\nRun the installer.';
     const passages = chunkText(text, {
