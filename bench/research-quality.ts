@@ -12,7 +12,8 @@
  *   - cited first / cited: the report's first source / any source is an answering page;
  *   - answer phrase: the report holds a phrase of an answering page that carries the answer;
  *   - navigation pages cited, identifier headings (a section titled with an id, anchor or signature),
- *     repeated sentences (one sentence in two quotes of a report, or in a quote and its own words): all should be 0;
+ *     repeated sentences (one sentence in two quotes of a report, or in a quote and its own words), quotes
+ *     that end on a colon (a lead-in quoted without what it announces): all should be 0;
  *   - time per question, Quarry's run (a fresh process) against the box's query.
  * Every question is researched through the built executable (`quarry --json run`), as a user runs it.
  *
@@ -74,6 +75,7 @@ interface Outcome {
   navigation: string[];
   codeHeadings: string[];
   repeatedSentences: number;
+  cutLeadIns: number;
   sources: string[];
   ms: number;
   baselineMs: number;
@@ -208,6 +210,24 @@ function repeatedSentences(report: string): number {
     for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts.values()].filter((count) => count > 1).length;
+}
+
+/**
+ * Quotes that end on a colon: a lead-in ("…use the builtin `regexp`:") quoted without what it
+ * announces (issue 42 asks that it bring it).
+ */
+function cutLeadIns(report: string): number {
+  return reportBody(report)
+    .split(/^— .*$/m)
+    .map((part) =>
+      part
+        .split('\n')
+        .filter((line) => line.startsWith('>'))
+        .map((line) => line.replace(/^>\s?/, '').trim())
+        .filter(Boolean)
+        .at(-1),
+    )
+    .filter((last) => last !== undefined && /:$/.test(last)).length;
 }
 
 const baselineStopWords = new Set(
@@ -417,6 +437,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
         navigation: sources.filter((source) => isNavigationPage(join(set.corpus, source), navigation)),
         codeHeadings: codeHeadings(report),
         repeatedSentences: repeatedSentences(report),
+        cutLeadIns: cutLeadIns(report),
         sources,
         ms,
         baselineMs,
@@ -471,7 +492,7 @@ async function measureSets(names: string[]): Promise<void> {
       const n = (pick: (outcome: Outcome) => boolean) => count(part, pick);
       const sum = (pick: (outcome: Outcome) => number) => part.reduce((total, outcome) => total + pick(outcome), 0);
       rows.push(
-        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
+        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.cutLeadIns)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
       );
     }
     details.push(
@@ -480,17 +501,19 @@ async function measureSets(names: string[]): Promise<void> {
     const mark = (ok: boolean) => (ok ? '✓' : '✗');
     for (const o of outcomes)
       details.push(
-        `- ${o.half} ${mark(o.baselineTop1)} ${mark(o.passageTop[1])} ${mark(o.searchFirst)} ${mark(o.first)} ${mark(o.cited)} ${mark(o.phrase)} ${mark(o.phraseFirst)} ${o.question}${o.error ? ` — error: ${o.error}` : ''} → ${o.sources.slice(0, 3).join(', ')}${o.navigation.length ? ` (navigation: ${o.navigation.join(', ')})` : ''}${o.codeHeadings.length ? ` (code headings: ${o.codeHeadings.join(' | ')})` : ''}${o.repeatedSentences ? ` (${o.repeatedSentences} repeated)` : ''}${o.unquoted.length ? ` (not verbatim: ${o.unquoted.map((text) => JSON.stringify(text.slice(0, 80))).join(' | ')})` : ''}`,
+        `- ${o.half} ${mark(o.baselineTop1)} ${mark(o.passageTop[1])} ${mark(o.searchFirst)} ${mark(o.first)} ${mark(o.cited)} ${mark(o.phrase)} ${mark(o.phraseFirst)} ${o.question}${o.error ? ` — error: ${o.error}` : ''} → ${o.sources.slice(0, 3).join(', ')}${o.navigation.length ? ` (navigation: ${o.navigation.join(', ')})` : ''}${o.codeHeadings.length ? ` (code headings: ${o.codeHeadings.join(' | ')})` : ''}${o.repeatedSentences ? ` (${o.repeatedSentences} repeated)` : ''}${o.cutLeadIns ? ` (${o.cutLeadIns} ending on a colon)` : ''}${o.unquoted.length ? ` (not verbatim: ${o.unquoted.map((text) => JSON.stringify(text.slice(0, 80))).join(' | ')})` : ''}`,
       );
   }
   console.log('\n## Research quality: the offline analyst beside a plain FTS5 page box and passage box\n');
   console.log(
-    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; then sentences not word for word in their cited document, code headings, repeated sentences, navigation pages cited (all should be 0), failed runs, and time per question (a fresh `quarry run`) beside the page box.\n',
+    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; then sentences not word for word in their cited document, code headings, repeated sentences, quotes that end on a colon (a lead-in without what it announces), navigation pages cited (all should be 0), failed runs, and time per question (a fresh `quarry run`) beside the page box.\n',
   );
   console.log(
-    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | not verbatim | code headings | repeated | navigation | failed | per question: Quarry / box | indexing |',
+    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | not verbatim | code headings | repeated | ending on a colon | navigation | failed | per question: Quarry / box | indexing |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log(
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
   for (const row of rows) console.log(row);
   if (process.env.QUALITY_DETAILS !== '0') for (const line of details) console.log(line);
 }
