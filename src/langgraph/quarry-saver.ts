@@ -18,10 +18,10 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { isQuarryError, QuarryError } from '../shared/errors.ts';
 import type { ChannelValueRow, CheckpointRow, CheckpointTables } from '../store/checkpoint-tables.ts';
-import { threadExternalId } from '../store/checkpoint-tables.ts';
 import { openCheckpointStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { pack, unpack } from './packed-bytes.ts';
+import { ThreadSessions } from './thread-sessions.ts';
 import { nextNodes, statusOfWrites, ThreadStatuses } from './thread-status.ts';
 
 /**
@@ -54,12 +54,13 @@ function required(config: RunnableConfig, field: 'thread_id' | 'checkpoint_id', 
  * with what changed, not with the state's size.
  */
 export class QuarrySaver extends BaseCheckpointSaver {
-  private readonly sessions = new Map<string, Promise<string | null>>();
   private readonly grown = new Map<string, Grown>();
   /** The value references of the newest checkpoint put per (session, namespace): usually the next one's parent. */
   private readonly lastRefs = new Map<string, { id: string; refs: Record<string, string> }>();
   /** Each thread's status on its session, as its latest checkpoint and writes say (`thread-status.ts`). */
   private readonly statuses: ThreadStatuses;
+  /** Each thread's session, found or made once per thread. */
+  private readonly threads: ThreadSessions;
 
   constructor(
     private readonly store: Store,
@@ -70,6 +71,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
   ) {
     super(serde);
     this.statuses = new ThreadStatuses(store);
+    this.threads = new ThreadSessions(store, ownerId, this.statuses);
   }
 
   /**
@@ -100,49 +102,10 @@ export class QuarrySaver extends BaseCheckpointSaver {
     await this.store.close();
   }
 
-  /** The session of a thread; created on its first checkpoint when `create`. */
-  private sessionOf(threadId: string, create: boolean): Promise<string | null> {
-    const known = this.sessions.get(threadId);
-    if (known) return known;
-    // One lookup (or creation) per thread at a time: LangGraph writes a step's tasks in parallel.
-    const found = this.findOrCreate(threadId, create).then((id) => {
-      if (id === null) this.sessions.delete(threadId);
-      return id;
-    });
-    this.sessions.set(threadId, found);
-    found.catch(() => this.sessions.delete(threadId));
-    return found;
-  }
-
-  private async findOrCreate(threadId: string, create: boolean): Promise<string | null> {
-    const externalId = threadExternalId(threadId);
-    const existing = await this.store.findSessionByExternalId(externalId, { ownerId: this.ownerId });
-    if (existing) this.statuses.remember(existing.id, existing.status);
-    if (existing || !create) return existing?.id ?? null;
-    try {
-      const session = await this.store.createSession({
-        ownerId: this.ownerId,
-        title: `LangGraph thread ${threadId}`.slice(0, 300),
-        question: `LangGraph thread ${threadId}`,
-        workflow: { name: 'langgraph', version: 1 },
-        // Parked: LangGraph runs the thread, never Quarry's runner.
-        status: 'interrupted',
-        externalId,
-      });
-      this.statuses.remember(session.id, session.status);
-      return session.id;
-    } catch (error) {
-      // Another process created it first: use theirs.
-      const theirs = await this.store.findSessionByExternalId(externalId, { ownerId: this.ownerId });
-      if (theirs) return theirs.id;
-      throw error;
-    }
-  }
-
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = config.configurable?.thread_id;
     if (threadId === undefined) return undefined;
-    const sessionId = await this.sessionOf(String(threadId), false);
+    const sessionId = await this.threads.sessionOf(String(threadId), false);
     if (!sessionId) return undefined;
     const ns = String(config.configurable?.checkpoint_ns ?? '');
     const row = await this.tables.getCheckpoint(sessionId, ns, getCheckpointId(config) || undefined);
@@ -153,7 +116,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
     const threadId = config.configurable?.thread_id;
     let sessionId: string | undefined;
     if (threadId !== undefined) {
-      const found = await this.sessionOf(String(threadId), false);
+      const found = await this.threads.sessionOf(String(threadId), false);
       if (!found) return;
       sessionId = found;
     }
@@ -227,7 +190,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
     const bodyBytes = this.serde.dumpsTyped(body);
     const metadataBytes = this.serde.dumpsTyped(metadata);
 
-    const sessionId = (await this.sessionOf(threadId, true))!;
+    const sessionId = (await this.threads.sessionOf(threadId, true))!;
     const parentRefs = parentId ? await this.refsOf(sessionId, ns, parentId) : {};
     const valueRefs: Record<string, string> = {};
     for (const channel of inherited) if (parentRefs[channel]) valueRefs[channel] = parentRefs[channel];
@@ -280,7 +243,7 @@ export class QuarrySaver extends BaseCheckpointSaver {
     const threadId = required(config, 'thread_id', 'put writes');
     const checkpointId = required(config, 'checkpoint_id', 'put writes');
     const ns = String(config.configurable?.checkpoint_ns ?? '');
-    const sessionId = (await this.sessionOf(threadId, true))!;
+    const sessionId = (await this.threads.sessionOf(threadId, true))!;
     const rows = await Promise.all(
       writes.map(async ([channel, value], index) => {
         const [valueType, bytes] = pack(await this.serde.dumpsTyped(value));
@@ -293,8 +256,8 @@ export class QuarrySaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    const sessionId = await this.sessionOf(String(threadId), false);
-    this.sessions.delete(String(threadId));
+    const sessionId = await this.threads.sessionOf(String(threadId), false);
+    this.threads.forget(String(threadId));
     if (sessionId) this.statuses.forget(sessionId);
     for (const key of this.grown.keys()) if (key.startsWith(`${threadId}\u0000`)) this.grown.delete(key);
     if (!sessionId) return;

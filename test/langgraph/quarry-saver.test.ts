@@ -130,6 +130,40 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect(await read('1ef00000-0000-6000-8000-000000000002')).toEqual(['first', 'second']);
     });
 
+    it('writes to a thread another saver made, without reading it first, into that thread’s one session', async () => {
+      const { saver, location } = await open();
+      const put = (on: QuarrySaver, id: string, count: number, parent?: string) =>
+        on.put(
+          { configurable: { thread_id: 'shared', checkpoint_ns: '', checkpoint_id: parent } },
+          { ...emptyCheckpoint(), id, channel_values: { count }, channel_versions: { count } },
+          { source: 'loop', step: count, parents: {} },
+          { count },
+        );
+      await put(saver, '1ef00000-0000-6000-8000-000000000001', 1);
+      // A saver that never read the thread: its first write makes the session, finds it taken, uses it.
+      const other = await QuarrySaver.open(location);
+      cleanups.push(() => other.close());
+      await put(other, '1ef00000-0000-6000-8000-000000000002', 2, '1ef00000-0000-6000-8000-000000000001');
+      await other.putWrites(
+        {
+          configurable: {
+            thread_id: 'shared',
+            checkpoint_ns: '',
+            checkpoint_id: '1ef00000-0000-6000-8000-000000000002',
+          },
+        },
+        [['count', 3]],
+        'task-1',
+      );
+      const store = await openStore({ db: location });
+      cleanups.push(() => store.close());
+      expect((await store.listSessions({ ownerId: 'local' })).sessions).toHaveLength(1);
+      const latest = await saver.getTuple({ configurable: { thread_id: 'shared' } });
+      expect(latest?.checkpoint.channel_values).toEqual({ count: 2 });
+      expect(latest?.parentConfig?.configurable?.checkpoint_id).toBe('1ef00000-0000-6000-8000-000000000001');
+      expect(latest?.pendingWrites).toEqual([['task-1', 'count', 3]]);
+    });
+
     it('is a Quarry session: listed with the local user’s sessions, removed by deleteThread', async () => {
       const { saver, location } = await open();
       await graph()

@@ -62,6 +62,26 @@ export function sessionCases(use: () => TestDatabase): void {
     expect((await store.getSession(alice.id, { ownerId: 'alice' })).title).toBe('A test session');
   });
 
+  it('refuses a taken id or an external id the owner already uses, naming the session, and stores nothing', async () => {
+    const { store } = use();
+    const first = await createTestSession(store, { externalId: 'chat:taken' });
+    const before = (await store.listSessions({ limit: 100 })).sessions.length;
+    await expect(createTestSession(store, { externalId: 'chat:taken' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      details: { field: 'externalId', sessionId: first.id },
+    });
+    await expect(
+      store.createSession({ id: first.id, ownerId: 'local', title: 't', question: 'q', workflow: testWorkflow }),
+    ).rejects.toMatchObject({ code: 'CONFLICT', details: { sessionId: first.id } });
+    expect((await store.listSessions({ limit: 100 })).sessions.length).toBe(before);
+    // Another owner may use the same external id; sessions without one never clash.
+    const theirs = await createTestSession(store, { ownerId: 'bob', externalId: 'chat:taken' });
+    expect(theirs.lastEventOffset).toBe(1);
+    await createTestSession(store);
+    await createTestSession(store);
+    expect((await store.listSessions({ limit: 100 })).sessions.length).toBe(before + 3);
+  });
+
   it('lists newest update first, filtered by owner, status and text', async () => {
     const { store } = use();
     const first = await createTestSession(store, {

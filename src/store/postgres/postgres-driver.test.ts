@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { QuarryError } from '../../shared/errors.ts';
 import { eventually } from '../conformance/harness.ts';
 import { PostgresDriver } from './postgres-driver.ts';
+import { postgresSkipReason, postgresTestUrl } from './postgres-harness.ts';
 
 /** One backend message: a type byte, a length that counts itself, the body. */
 function message(type: string, body: Buffer): Buffer {
@@ -100,6 +101,38 @@ describe('PostgresDriver against a server that stops answering', () => {
       expect(await unanswered).toMatchObject({ code: 'STORE_UNAVAILABLE' });
     } finally {
       server.close();
+    }
+  });
+});
+
+describe.skipIf(postgresSkipReason() !== null)('PostgresDriver notifications, sent with COMMIT', () => {
+  it('delivers a committed transaction’s notifications as written, quotes and backslashes included, and none of one rolled back', async () => {
+    const schema = `quarry_notify_${Math.random().toString(36).slice(2, 8)}`;
+    const driver = new PostgresDriver(postgresTestUrl!, { schema });
+    const heard: string[] = [];
+    try {
+      await driver.connect();
+      driver.listen('events', (payload) => heard.push(payload));
+      // LISTEN is sent on the listener's own connection: wait until it hears a first notification.
+      await eventually(async () => {
+        await driver.transaction(async (tx) => tx.notify('events', 'ready'));
+        return heard.includes('ready');
+      });
+      await expect(
+        driver.transaction(async (tx) => {
+          tx.notify('events', 'rolled back');
+          throw new QuarryError('CONFLICT', 'refused inside the transaction');
+        }),
+      ).rejects.toMatchObject({ code: 'CONFLICT' });
+      const written = [`it's a quote`, 'a \\ backslash', "both \\' at once; COMMIT"];
+      await driver.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        for (const payload of written) tx.notify('events', payload);
+      });
+      await eventually(() => heard.includes(written.at(-1)!));
+      expect(heard.filter((payload) => payload !== 'ready')).toEqual(written);
+    } finally {
+      await driver.close();
     }
   });
 });

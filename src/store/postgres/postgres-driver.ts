@@ -397,11 +397,14 @@ export class PostgresDriver implements SqlDriver {
     try {
       await client.query('BEGIN');
       const result = await work(tx);
-      for (const [channel, payload] of pending) {
-        await client.query('SELECT pg_notify($1, $2)', [this.channelName(channel), payload]);
-      }
       committing = true;
-      await client.query('COMMIT');
+      // The notifications go with COMMIT, in one round trip (a simple query, so its values are
+      // written as literals); PostgreSQL delivers them only if the transaction commits.
+      const notifications = pending.map(
+        ([channel, payload]) =>
+          `SELECT pg_notify(${client.escapeLiteral(this.channelName(channel))}, ${client.escapeLiteral(payload)});`,
+      );
+      await client.query(`${notifications.join(' ')} COMMIT`);
       return result;
     } catch (error) {
       // A statement that went unanswered still holds the connection: it is dropped (the server rolls

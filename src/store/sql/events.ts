@@ -27,19 +27,31 @@ export async function appendEventsInTx(
     [events.length, sessionId],
   );
   const last = Number(rows[0]!.last_event_offset);
-  const createdAt = Number(rows[0]!.now);
+  return insertEventsInTx(tx, sessionId, last - events.length + 1, Number(rows[0]!.now), events);
+}
+
+/**
+ * Writes events at offsets `first`, `first + 1`, … that the caller has already counted on the
+ * session row (`appendEventsInTx`, or a session created with them), and tells listeners.
+ */
+export async function insertEventsInTx(
+  tx: SqlExecutor,
+  sessionId: string,
+  first: number,
+  createdAt: number,
+  events: readonly EventInput[],
+): Promise<StoredEvent[]> {
   const params: unknown[] = [];
   const written = events.map((event, index) => {
-    const offset = last - events.length + index + 1;
-    params.push(sessionId, offset, event.type, encodeJson(event.data ?? null), createdAt);
-    return stored(sessionId, offset, event, createdAt);
+    params.push(sessionId, first + index, event.type, encodeJson(event.data ?? null), createdAt);
+    return stored(sessionId, first + index, event, createdAt);
   });
   // One multi-row insert: one round trip however many events a write carries.
   await tx.query(
     `INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES ${events.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
     params,
   );
-  tx.notify(EVENTS_CHANNEL, `${sessionId}:${last}`);
+  tx.notify(EVENTS_CHANNEL, `${sessionId}:${first + events.length - 1}`);
   return written;
 }
 

@@ -23,7 +23,7 @@ import {
   toSession,
 } from './codec.ts';
 import { checkFence, notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
-import { appendEventsInTx, EVENTS_CHANNEL } from './events.ts';
+import { appendEventsInTx, EVENTS_CHANNEL, insertEventsInTx } from './events.ts';
 import { appendMessageInTx, startRunInTx } from './runs.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
@@ -38,24 +38,18 @@ export async function createSession(ctx: SqlContext, input: CreateSessionInput):
         activeRuns: queued ? input.admission.activeRuns : undefined,
       },
     });
-    const existing = await tx.query('SELECT id FROM sessions WHERE id = ?', [id]);
-    if (existing.length > 0)
+    // An id given by the caller (an import, a fork) may be taken; one made here is new.
+    if (input.id !== undefined && (await tx.query('SELECT id FROM sessions WHERE id = ?', [id])).length > 0)
       throw new QuarryError('CONFLICT', `A session with id "${id}" already exists.`, { details: { sessionId: id } });
-    if (input.externalId !== undefined) {
-      const taken = await tx.query('SELECT id FROM sessions WHERE owner_id = ? AND external_id = ?', [
-        input.ownerId,
-        input.externalId,
-      ]);
-      if (taken.length > 0) {
-        throw new QuarryError('CONFLICT', `A session with external id "${input.externalId}" already exists.`, {
-          details: { field: 'externalId', sessionId: (taken[0] as { id: string }).id },
-        });
-      }
-    }
-    await tx.query(
+    // Not inserted when the owner has a session with this external id (its unique index decides,
+    // so the check costs no round trip of its own). The row counts its first event already.
+    const events: EventInput[] = [{ type: 'session-create', data: { title: input.title } }];
+    const [row] = await tx.query(
       `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, external_id,
-         created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}, ${ctx.now})`,
+         last_event_offset, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}, ${ctx.now})
+       ON CONFLICT (owner_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
+       RETURNING ${sessionColumns(ctx.driver.dialect)}`,
       [
         id,
         input.ownerId,
@@ -66,8 +60,20 @@ export async function createSession(ctx: SqlContext, input: CreateSessionInput):
         input.workflow.name,
         input.workflow.version,
         input.externalId ?? null,
+        events.length,
       ],
     );
+    if (!row) {
+      const [taken] = await tx.query<{ id: string }>('SELECT id FROM sessions WHERE owner_id = ? AND external_id = ?', [
+        input.ownerId,
+        input.externalId ?? null,
+      ]);
+      throw new QuarryError('CONFLICT', `A session with external id "${input.externalId}" already exists.`, {
+        details: { field: 'externalId', sessionId: taken?.id },
+      });
+    }
+    await insertEventsInTx(tx, id, 1, Number(row.created_at), events);
+    if (queued) notifyRunnable(tx);
     if (input.run) {
       await startRunInTx(ctx, tx, {
         sessionId: id,
@@ -79,10 +85,10 @@ export async function createSession(ctx: SqlContext, input: CreateSessionInput):
       });
     } else if (input.message) {
       await appendMessageInTx(ctx, tx, { sessionId: id, ...input.message });
+    } else {
+      // Nothing else changed the row: it is read back as inserted, without a round trip of its own.
+      return toSession(row);
     }
-    const events: EventInput[] = [{ type: 'session-create', data: { title: input.title } }];
-    await appendEventsInTx(ctx, tx, id, events);
-    if ((input.status ?? 'queued') === 'queued') notifyRunnable(tx);
     return readSession(ctx, tx, id);
   });
 }
