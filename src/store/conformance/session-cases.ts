@@ -73,6 +73,25 @@ export function sessionCases(use: () => TestDatabase): void {
     await expect(
       store.createSession({ id: first.id, ownerId: 'local', title: 't', question: 'q', workflow: testWorkflow }),
     ).rejects.toMatchObject({ code: 'CONFLICT', details: { sessionId: first.id } });
+    // A session with no run or message (a LangGraph thread's) is made another way: the same refusal.
+    const plain = {
+      ownerId: 'local',
+      title: 'plain',
+      question: 'q',
+      workflow: testWorkflow,
+      status: 'interrupted' as const,
+    };
+    await expect(store.createSession({ ...plain, externalId: 'chat:taken' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      details: { field: 'externalId', sessionId: first.id },
+    });
+    const made = await store.createSession({ ...plain, externalId: 'langgraph:free' });
+    expect(made).toMatchObject({ title: 'plain', status: 'interrupted', lastEventOffset: 1, currentRunId: null });
+    expect(await store.getSession(made.id)).toEqual(made);
+    expect((await store.readEvents(made.id)).map((stored) => [stored.offset, stored.type])).toEqual([
+      [1, 'session-create'],
+    ]);
+    await store.deleteSession(made.id);
     expect((await store.listSessions({ limit: 100 })).sessions.length).toBe(before);
     // Another owner may use the same external id; sessions without one never clash.
     const theirs = await createTestSession(store, { ownerId: 'bob', externalId: 'chat:taken' });

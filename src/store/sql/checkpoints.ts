@@ -53,7 +53,9 @@ function toValue(row: Row): ChannelValueRow {
 export function checkpointTables(ctx: SqlContext): CheckpointTables {
   return {
     // One statement on PostgreSQL (a checkpoint is put while the graph's next step runs).
-    putCheckpoint: (input: PutCheckpointInput) => runWrites(ctx.driver, checkpointStatements(ctx.now, input)),
+    putCheckpoint: async (input: PutCheckpointInput) => {
+      await runWrites(ctx.driver, checkpointStatements(ctx.now, input));
+    },
 
     async getCheckpoint(sessionId, ns, id) {
       const rows = await ctx.driver.query<Row>(
@@ -121,8 +123,9 @@ export function checkpointTables(ctx: SqlContext): CheckpointTables {
       );
       return rows.map(toValue);
     },
-    putWrites: (sessionId, ns, checkpointId, writes) =>
-      runWrites(ctx.driver, writeStatements(ctx.now, sessionId, ns, checkpointId, writes)),
+    async putWrites(sessionId, ns, checkpointId, writes) {
+      await runWrites(ctx.driver, writeStatements(ctx.now, sessionId, ns, checkpointId, writes));
+    },
 
     async readWrites(sessionId, ns, checkpointId) {
       const rows = await ctx.driver.query<Row>(

@@ -111,25 +111,32 @@ export async function putBlobsInTx(
 /**
  * Runs writes that stand or fall together: where the database can, as one statement of
  * data-modifying CTEs (atomic by itself, one round trip instead of one per write plus BEGIN and
- * COMMIT), else as one transaction. The writes must not read each other's rows.
+ * COMMIT), else as one transaction, in the order given. The writes must not read each other's rows;
+ * foreign keys between them hold (PostgreSQL checks them at the end of the statement). Returns the
+ * rows of the write at index `returning` (by default the last).
  */
-export async function runWrites(driver: SqlDriver, statements: readonly Statement[]): Promise<void> {
-  if (statements.length === 0) return;
-  if (statements.length === 1) {
-    await driver.query(statements[0]!.sql, statements[0]!.params);
-    return;
-  }
+export async function runWrites(
+  driver: SqlDriver,
+  statements: readonly Statement[],
+  returning = statements.length - 1,
+): Promise<Row[]> {
+  if (statements.length === 0) return [];
+  if (statements.length === 1) return driver.query(statements[0]!.sql, statements[0]!.params);
   if (!driver.dialect.writesInOneStatement) {
-    await driver.transaction(async (tx) => {
-      for (const statement of statements) await tx.query(statement.sql, statement.params);
+    return driver.transaction(async (tx) => {
+      let rows: Row[] = [];
+      for (const [index, statement] of statements.entries()) {
+        const result = await tx.query(statement.sql, statement.params);
+        if (index === returning) rows = result;
+      }
+      return rows;
     });
-    return;
   }
-  const last = statements.at(-1)!;
-  const ctes = statements.slice(0, -1).map((statement, index) => `w${index} AS (${statement.sql})`);
-  await driver.query(
-    `WITH ${ctes.join(',\n')}\n${last.sql}`,
-    statements.flatMap((statement) => statement.params),
+  const main = statements[returning]!;
+  const others = statements.filter((_, index) => index !== returning);
+  return driver.query(
+    `WITH ${others.map((statement, index) => `w${index} AS (${statement.sql})`).join(',\n')}\n${main.sql}`,
+    [...others.flatMap((statement) => statement.params), ...main.params],
   );
 }
 

@@ -1,5 +1,5 @@
 import type { EventInput, Fence, OwnerScope, StoredEvent } from '../store.ts';
-import { decodeJson, encodeJson } from './codec.ts';
+import { decodeJson, encodeJson, type Statement } from './codec.ts';
 import { checkFence, readSession, type SqlContext, touchSession } from './context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
@@ -27,32 +27,37 @@ export async function appendEventsInTx(
     [events.length, sessionId],
   );
   const last = Number(rows[0]!.last_event_offset);
-  return insertEventsInTx(tx, sessionId, last - events.length + 1, Number(rows[0]!.now), events);
+  const first = last - events.length + 1;
+  const createdAt = Number(rows[0]!.now);
+  const insert = eventsStatement(sessionId, first, events, createdAt);
+  await tx.query(insert.sql, insert.params);
+  tx.notify(EVENTS_CHANNEL, `${sessionId}:${last}`);
+  return events.map((event, index) => stored(sessionId, first + index, event, createdAt));
 }
 
 /**
- * Writes events at offsets `first`, `first + 1`, … that the caller has already counted on the
- * session row (`appendEventsInTx`, or a session created with them), and tells listeners.
+ * The write of events at offsets `first`, `first + 1`, … that the session row already counts
+ * (`appendEventsInTx`, or a session made with them): one multi-row insert, one round trip however
+ * many events a write carries. `createdAt`: a time, or an SQL expression for the database's clock.
+ * Whoever runs it tells listeners (`EVENTS_CHANNEL`).
  */
-export async function insertEventsInTx(
-  tx: SqlExecutor,
+export function eventsStatement(
   sessionId: string,
   first: number,
-  createdAt: number,
   events: readonly EventInput[],
-): Promise<StoredEvent[]> {
-  const params: unknown[] = [];
-  const written = events.map((event, index) => {
-    params.push(sessionId, first + index, event.type, encodeJson(event.data ?? null), createdAt);
-    return stored(sessionId, first + index, event, createdAt);
-  });
-  // One multi-row insert: one round trip however many events a write carries.
-  await tx.query(
-    `INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES ${events.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-    params,
-  );
-  tx.notify(EVENTS_CHANNEL, `${sessionId}:${first + events.length - 1}`);
-  return written;
+  createdAt: number | { sql: string },
+): Statement {
+  const time = typeof createdAt === 'number' ? '?' : createdAt.sql;
+  return {
+    sql: `INSERT INTO events (session_id, event_offset, type, data, created_at) VALUES ${events.map(() => `(?, ?, ?, ?, ${time})`).join(', ')}`,
+    params: events.flatMap((event, index) => [
+      sessionId,
+      first + index,
+      event.type,
+      encodeJson(event.data ?? null),
+      ...(typeof createdAt === 'number' ? [createdAt] : []),
+    ]),
+  };
 }
 
 export async function appendEvent(

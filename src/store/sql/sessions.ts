@@ -1,4 +1,4 @@
-import { invalidInput, QuarryError } from '../../shared/errors.ts';
+import { invalidInput, isQuarryError, QuarryError } from '../../shared/errors.ts';
 import { event } from '../../shared/events.ts';
 import {
   type CreateSessionInput,
@@ -19,38 +19,77 @@ import {
   encodeJson,
   escapeLike,
   newId,
+  runWrites,
+  type Statement,
   sessionColumns,
   toSession,
 } from './codec.ts';
 import { checkFence, notifyRunnable, readSession, type SqlContext, touchSession } from './context.ts';
-import { appendEventsInTx, EVENTS_CHANNEL, insertEventsInTx } from './events.ts';
+import { appendEventsInTx, EVENTS_CHANNEL, eventsStatement } from './events.ts';
 import { appendMessageInTx, startRunInTx } from './runs.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 export async function createSession(ctx: SqlContext, input: CreateSessionInput): Promise<Session> {
   const id = input.id ?? newId();
-  return ctx.driver.transaction(async (tx) => {
-    const queued = (input.status ?? 'queued') === 'queued';
-    await admit(ctx, tx, {
-      ownerId: input.ownerId,
-      admission: input.admission && {
-        sessions: input.admission.sessions,
-        activeRuns: queued ? input.admission.activeRuns : undefined,
-      },
+  const queued = (input.status ?? 'queued') === 'queued';
+  const writes = newSessionStatements(ctx, id, input);
+  const told = (notify: (channel: string, payload: string) => void) => {
+    notify(EVENTS_CHANNEL, `${id}:1`);
+    if (queued) notify('runnable', '');
+  };
+  try {
+    // A session with nothing else to check or write (a LangGraph thread's) is made by one statement
+    // on PostgreSQL, one round trip: what its first writes wait for.
+    if (input.id === undefined && !input.admission && !input.run && !input.message) {
+      const [row] = await runWrites(ctx.driver, writes, 0);
+      told((channel, payload) => ctx.driver.notify(channel, payload));
+      return toSession(row!);
+    }
+    return await ctx.driver.transaction(async (tx) => {
+      await admit(ctx, tx, {
+        ownerId: input.ownerId,
+        admission: input.admission && {
+          sessions: input.admission.sessions,
+          activeRuns: queued ? input.admission.activeRuns : undefined,
+        },
+      });
+      // An id given by the caller (an import, a fork) may be taken; one made here is new.
+      if (input.id !== undefined && (await tx.query('SELECT id FROM sessions WHERE id = ?', [id])).length > 0)
+        throw new QuarryError('CONFLICT', `A session with id "${id}" already exists.`, { details: { sessionId: id } });
+      for (const write of writes) await tx.query(write.sql, write.params);
+      told((channel, payload) => tx.notify(channel, payload));
+      if (input.run) {
+        await startRunInTx(ctx, tx, {
+          sessionId: id,
+          kind: input.run.kind,
+          input: input.run.input,
+          message: input.message,
+          status: input.status,
+          traceContext: input.run.traceContext,
+        });
+      } else if (input.message) {
+        await appendMessageInTx(ctx, tx, { sessionId: id, ...input.message });
+      }
+      return readSession(ctx, tx, id);
     });
-    // An id given by the caller (an import, a fork) may be taken; one made here is new.
-    if (input.id !== undefined && (await tx.query('SELECT id FROM sessions WHERE id = ?', [id])).length > 0)
-      throw new QuarryError('CONFLICT', `A session with id "${id}" already exists.`, { details: { sessionId: id } });
-    // Not inserted when the owner has a session with this external id (its unique index decides,
-    // so the check costs no round trip of its own). The row counts its first event already.
-    const events: EventInput[] = [{ type: 'session-create', data: { title: input.title } }];
-    const [row] = await tx.query(
-      `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, external_id,
+  } catch (error) {
+    throw await externalIdTaken(ctx, input, error);
+  }
+}
+
+/**
+ * The writes that make a session: its row, returning it, which counts its first event already, and
+ * that event (`session-create`).
+ */
+function newSessionStatements(ctx: SqlContext, id: string, input: CreateSessionInput): Statement[] {
+  const events: EventInput[] = [{ type: 'session-create', data: { title: input.title } }];
+  return [
+    {
+      sql: `INSERT INTO sessions (id, owner_id, title, question, status, settings, workflow_name, workflow_version, external_id,
          last_event_offset, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ctx.now}, ${ctx.now})
-       ON CONFLICT (owner_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
        RETURNING ${sessionColumns(ctx.driver.dialect)}`,
-      [
+      params: [
         id,
         input.ownerId,
         input.title,
@@ -62,34 +101,26 @@ export async function createSession(ctx: SqlContext, input: CreateSessionInput):
         input.externalId ?? null,
         events.length,
       ],
-    );
-    if (!row) {
-      const [taken] = await tx.query<{ id: string }>('SELECT id FROM sessions WHERE owner_id = ? AND external_id = ?', [
-        input.ownerId,
-        input.externalId ?? null,
-      ]);
-      throw new QuarryError('CONFLICT', `A session with external id "${input.externalId}" already exists.`, {
-        details: { field: 'externalId', sessionId: taken?.id },
-      });
-    }
-    await insertEventsInTx(tx, id, 1, Number(row.created_at), events);
-    if (queued) notifyRunnable(tx);
-    if (input.run) {
-      await startRunInTx(ctx, tx, {
-        sessionId: id,
-        kind: input.run.kind,
-        input: input.run.input,
-        message: input.message,
-        status: input.status,
-        traceContext: input.run.traceContext,
-      });
-    } else if (input.message) {
-      await appendMessageInTx(ctx, tx, { sessionId: id, ...input.message });
-    } else {
-      // Nothing else changed the row: it is read back as inserted, without a round trip of its own.
-      return toSession(row);
-    }
-    return readSession(ctx, tx, id);
+    },
+    eventsStatement(id, 1, events, { sql: ctx.now }),
+  ];
+}
+
+/**
+ * A session that could not be made because its owner has one with the same external id (the
+ * unique index refused it): `CONFLICT`, naming that session. Any other failure as it was.
+ */
+async function externalIdTaken(ctx: SqlContext, input: CreateSessionInput, error: unknown): Promise<unknown> {
+  if (input.externalId === undefined || isQuarryError(error)) return error;
+  const [taken] = await ctx.driver
+    .query<{ id: string }>('SELECT id FROM sessions WHERE owner_id = ? AND external_id = ?', [
+      input.ownerId,
+      input.externalId,
+    ])
+    .catch(() => []);
+  if (!taken) return error;
+  return new QuarryError('CONFLICT', `A session with external id "${input.externalId}" already exists.`, {
+    details: { field: 'externalId', sessionId: taken.id },
   });
 }
 
