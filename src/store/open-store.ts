@@ -25,6 +25,8 @@ export interface OpenStoreOptions {
    * and a note before each wait. Default 6 tries over about 15 seconds.
    */
   retry?: Pick<RetryOptions, 'attempts' | 'onRetry' | 'clock'>;
+  /** PostgreSQL: connections opened before the store is returned (default 1, to check the server). */
+  openConnections?: number;
 }
 
 /** Opens the driver for a location; `schema` in a PostgreSQL URL is Quarry's, not libpq's. */
@@ -39,15 +41,19 @@ export async function openDriver(location: string, options: Omit<OpenStoreOption
   const schema = options.schema ?? url.searchParams.get('schema') ?? undefined;
   url.searchParams.delete('schema');
   const driver = new PostgresDriver(url.toString(), { schema });
-  await driver.connect();
+  await driver.connect(options.openConnections);
   return driver;
 }
+
+const SAVER_CONNECTIONS = 5;
 
 /** A store and LangGraph's checkpoint tables on the same connection (for `quarry/langgraph`). */
 export async function openCheckpointStore(
   options: OpenStoreOptions,
 ): Promise<{ store: Store; tables: CheckpointTables }> {
-  const sql = await openSqlStore(options);
+  // A graph's parallel nodes write at once: their connections are opened now, not while the first
+  // writes wait for them (bench/compare/compare-saver-crash.ts, a kill early in a fresh process).
+  const sql = await openSqlStore({ openConnections: SAVER_CONNECTIONS, ...options });
   return { store: validatingStore(sql), tables: sql.checkpointTables() };
 }
 

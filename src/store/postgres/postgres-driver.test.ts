@@ -135,4 +135,28 @@ describe.skipIf(postgresSkipReason() !== null)('PostgresDriver notifications, se
       await driver.close();
     }
   });
+  it('opens as many connections as asked before use, and none is left after close', async () => {
+    const name = `quarry_open_${Math.random().toString(36).slice(2, 8)}`;
+    const url = new URL(postgresTestUrl!);
+    url.searchParams.set('application_name', name);
+    const driver = new PostgresDriver(url.toString());
+    const observer = new PostgresDriver(postgresTestUrl!);
+    const open = async () =>
+      Number(
+        (
+          await observer.query<{ n: number }>('SELECT COUNT(*) AS n FROM pg_stat_activity WHERE application_name = ?', [
+            name,
+          ])
+        )[0]!.n,
+      );
+    try {
+      await driver.connect(4);
+      expect(await open()).toBe(4);
+      await driver.close();
+      await eventually(async () => (await open()) === 0);
+    } finally {
+      await driver.close();
+      await observer.close();
+    }
+  });
 });

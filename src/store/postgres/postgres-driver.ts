@@ -271,13 +271,16 @@ export class PostgresDriver implements SqlDriver {
   }
 
   /**
-   * Opens the first connection, so an unreachable server fails here with a clear error; call once
-   * before use. The schema is created by the migrations (`lockForMigration`), which run only when a
-   * store is new or older than this code.
+   * Opens the first connection (or `connections` of them, left ready in the pool), so an
+   * unreachable server fails here with a clear error; call once before use. The schema is created by
+   * the migrations (`lockForMigration`), which run only when a store is new or older than this code.
    */
-  async connect(): Promise<void> {
+  async connect(connections = 1): Promise<void> {
     try {
-      (await this.pool.connect()).release();
+      const opened = await Promise.allSettled(Array.from({ length: connections }, () => this.pool.connect()));
+      for (const each of opened) if (each.status === 'fulfilled') each.value.release();
+      const failed = opened.find((each) => each.status === 'rejected');
+      if (failed) throw failed.reason;
     } catch (error) {
       const mapped = mapPostgresError(error, this.location);
       if (mapped instanceof QuarryError) throw mapped;
