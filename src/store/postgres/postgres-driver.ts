@@ -279,8 +279,7 @@ export class PostgresDriver implements SqlDriver {
     try {
       const opened = await Promise.allSettled(Array.from({ length: connections }, () => this.pool.connect()));
       for (const each of opened) if (each.status === 'fulfilled') each.value.release();
-      const failed = opened.find((each) => each.status === 'rejected');
-      if (failed) throw failed.reason;
+      for (const each of opened) if (each.status === 'rejected') throw each.reason;
     } catch (error) {
       const mapped = mapPostgresError(error, this.location);
       if (mapped instanceof QuarryError) throw mapped;
