@@ -13,7 +13,7 @@ import { within } from '../support/bounds.ts';
 import { testConfig } from '../support/test-config.ts';
 
 const fixtures = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
-/** Requests per operation of the OpenAPI document (22 operations: about 3,300 requests a database). */
+/** Requests per operation of the OpenAPI document (its 48 operations made 7,200 requests a database on 2026-11-28). */
 const CASES_PER_OPERATION = 150;
 
 type Schema = {
