@@ -30,10 +30,14 @@ export function leansBack(block: TiedBlock): boolean {
   );
 }
 
-/** A block that announces what follows it ("…use the following commands:", "For example:"). */
+/**
+ * A block that announces what follows it ("…use the following commands:", "For example:"); a list
+ * whose last item ends on a colon ("4. … similar to the change in the extended index header:").
+ */
 export function announces(block: TiedBlock): boolean {
-  if (block.kind !== 'paragraph' && block.kind !== 'note') return false;
   const text = block.text.trim().replace(/[*_`]/g, '');
+  if (block.kind === 'list') return /:$/.test(text);
+  if (block.kind !== 'paragraph' && block.kind !== 'note') return false;
   return (
     /:$/.test(text) ||
     /\b(?:as follows|the following|like this|like so|shown below|below|for example|for instance|e\.g\.|such as)[.:]?$/i.test(

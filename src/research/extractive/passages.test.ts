@@ -154,6 +154,26 @@ describe('blocks and passages (issue 42)', () => {
     expect(passageOf(text, '```')).toBe(expected);
   });
 
+  it('brings the code block a list announces in its last item', () => {
+    const text = [
+      '## Combined diff format',
+      '1. The from-file line is changed.\n2. The chunk header is modified. The change is similar to the change in the index header:',
+      '```\n@@@ <from-file-range> <to-file-range> @@@\n```',
+      'There are more columns.',
+    ].join('\n\n');
+    const expected = [
+      '1. The from-file line is changed.\n2. The chunk header is modified. The change is similar to the change in the index header:',
+      '```\n@@@ <from-file-range> <to-file-range> @@@\n```',
+    ].join('\n\n');
+    expect(passageOf(text, '1. The from-file')).toBe(expected);
+    expect(passageOf(text, '```')).toBe(expected);
+    // A list that does not end on a colon announces nothing.
+    const plain = text.replace('index header:', 'index header.');
+    expect(passageOf(plain, '1. The from-file')).toBe(
+      '1. The from-file line is changed.\n2. The chunk header is modified. The change is similar to the change in the index header.',
+    );
+  });
+
   it('quotes a paragraph that leans on the one before with it, never alone', () => {
     const text = [
       '## Modes',
