@@ -174,6 +174,27 @@ describe('blocks and passages (issue 42)', () => {
     );
   });
 
+  it('brings the nested list the index cut off from the item that announces it, under the same headings', () => {
+    const lead = '2. Splitting a project into several repositories. This overcomes limits of finer grained access:';
+    const nested = '- Size of the repository: large binary assets.\n- Access control: read/write policies.';
+    const text = `${lead}\n\n${nested}`;
+    // In the document the nested list is indented: the index's second passage starts 7 characters
+    // after the first ends (a blank line and its indentation, which the index left out).
+    const cut = (headings: string) =>
+      source(text, [
+        { at: 0, start: 100, headings },
+        { at: lead.length + 2, start: 100 + lead.length + 7, headings: 'Page › DESCRIPTION' },
+      ]);
+    const quoted = (page: SourceText) => {
+      const blocks = blocksOf(page);
+      const run = passageAround(blocks, 0)!;
+      return text.slice(blocks[run.first]!.start, blocks[run.last]!.end);
+    };
+    expect(quoted(cut('Page › DESCRIPTION'))).toBe(text);
+    // Under other headings, seven characters may be a heading the index dropped: not one run.
+    expect(quoted(cut('Page › SYNOPSIS'))).toBe(lead);
+  });
+
   it('quotes a paragraph that leans on the one before with it, never alone', () => {
     const text = [
       '## Modes',

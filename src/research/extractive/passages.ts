@@ -55,15 +55,19 @@ function segmentsOf(source: SourceText): { at: number; end: number; headings: st
  * How many characters of the document lie between two segments (-1 when they are not neighbours):
  * a passage may run from one into the other when they are, and a gap of one or none means the
  * index cut a block in two there (a long paragraph at a sentence's end, a long note between lines).
+ * Up to four characters (a blank line) anywhere; up to eight under the same headings, where the
+ * index cut before a nested list and left out its indentation (Git's "…to have finer grained
+ * access:" and the list of what it means).
  */
 function gapBetween(
   source: SourceText,
-  first: { at: number; end: number; start: number },
-  second: { start: number },
+  first: { at: number; end: number; start: number; headings: string },
+  second: { start: number; headings: string },
 ): number {
   const length = source.text.slice(first.at, first.end).trimEnd().length;
   const gap = second.start - (first.start + length);
-  return gap >= 0 && gap <= 4 ? gap : -1;
+  const limit = first.headings === second.headings ? 8 : 4;
+  return gap >= 0 && gap <= limit ? gap : -1;
 }
 
 /**
