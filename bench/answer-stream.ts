@@ -14,10 +14,10 @@ import { sqliteHarness } from '../src/store/sqlite/sqlite-harness.ts';
 import { FakeOpenAiServer } from '../test/support/fake-openai-server.ts';
 import { schemaFakeModel } from '../test/support/schema-fake-model.ts';
 import { testConfig } from '../test/support/test-config.ts';
-import { formatMs, median, printTable, tempFolder } from './bench-lib.ts';
+import { envInteger, formatMs, median, printTable, tempFolder } from './bench-lib.ts';
 
 const fixtures = fileURLToPath(new URL('../test/fixtures/corpus/', import.meta.url));
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const RUNS = envInteger('BENCH_RUNS', 5);
 const LATENCIES_MS = [50, 200];
 const questions = [
   'How does tidal power generate electricity?',

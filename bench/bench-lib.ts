@@ -80,6 +80,19 @@ export function printTable(title: string, header: string[], rows: (string | numb
   for (const row of cells.slice(1)) console.log(line(row));
 }
 
+/**
+ * A whole-number setting from the environment (`BENCH_RUNS=5`), or `fallback` when it is unset; any
+ * other value stops the benchmark with its name, never a run measured with NaN.
+ */
+export function envInteger(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new Error(`${name} must be a whole number of at least ${min}, not "${raw}".`);
+  return value;
+}
+
 export const pgBenchUrl =
   process.env.QUARRY_BENCH_PG_URL ?? process.env.QUARRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

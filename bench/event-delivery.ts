@@ -16,12 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../src/server/serve.ts';
 import { sqliteHarness } from '../src/store/sqlite/sqlite-harness.ts';
 import { testConfig } from '../test/support/test-config.ts';
-import { formatMs, median, percentile, printTable } from './bench-lib.ts';
+import { envInteger, formatMs, median, percentile, printTable } from './bench-lib.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const docs =
   process.env.BENCH_DOCS ?? (existsSync('/usr/share/doc/git-doc') ? '/usr/share/doc/git-doc' : join(root, 'docs'));
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const RUNS = envInteger('BENCH_RUNS', 5);
 const questions = [
   'How do I rewrite the author of old commits?',
   'How does git bisect find a bad commit?',

@@ -31,7 +31,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { parseHTML } from 'linkedom';
 import { listedSources, reportBody, unquotedText } from '../src/research/quoted-report.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { median } from './bench-lib.ts';
+import { envInteger, median } from './bench-lib.ts';
 
 interface LabeledQuestion {
   question: string;
@@ -400,7 +400,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
     const passages = new PassageSearch(join(home, 'quarry.db'));
     const wanted = process.env.QUALITY_HALF;
     const sessionOf = new Map<number, string>();
-    const limit = Number(process.env.QUALITY_LIMIT ?? set.questions.length);
+    const limit = envInteger('QUALITY_LIMIT', set.questions.length);
     for (const [index, labeled] of set.questions.slice(0, limit).entries()) {
       const half = halfOf(set, index);
       if (wanted && wanted !== half) continue;

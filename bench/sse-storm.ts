@@ -12,12 +12,12 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatMs, median, percentile, printTable, tempFolder } from './bench-lib.ts';
+import { envInteger, formatMs, median, percentile, printTable, tempFolder } from './bench-lib.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const quarry = join(root, 'bin', 'quarry');
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 100);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CLIENTS = envInteger('BENCH_CLIENTS', 100);
+const ROUNDS = envInteger('BENCH_ROUNDS', 5);
 const GIVE_UP_MS = 30_000;
 
 interface Outcome {

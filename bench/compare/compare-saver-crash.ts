@@ -12,11 +12,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inPostgresSchema, printTable, tempFolder } from '../bench-lib.ts';
+import { envInteger, inPostgresSchema, printTable, tempFolder } from '../bench-lib.ts';
 import { closeSaver, openSaver, ROUNDS, runThread, WIDTH } from './saver-crash-child.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const KILLS = Number(process.env.SAVER_CRASH_KILLS ?? 10);
+const KILLS = envInteger('SAVER_CRASH_KILLS', 10);
 
 function lines(log: string): string[] {
   return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
@@ -25,7 +25,7 @@ function lines(log: string): string[] {
 /** Kill moments after the first node starts, in ms: seeded, so both savers are killed alike. */
 function killMoments(count: number): number[] {
   // `SAVER_CRASH_SEED` draws other moments: a second draw checks a first one's finding.
-  let seed = Number(process.env.SAVER_CRASH_SEED ?? 20261128);
+  let seed = envInteger('SAVER_CRASH_SEED', 20261128, 0);
   const next = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
