@@ -27,12 +27,23 @@ it('quarry index --watch keeps a folder indexed: a file saved a moment ago is fo
   watcher.stdout.on('data', (chunk) => (output += chunk));
   watcher.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => watcher.on('exit', resolve));
+  // A watcher that stops early fails the test at once, with what it printed (not after the bound).
+  let running = true;
+  void exited.then(() => (running = false));
+  const until = async (seen: () => boolean) => {
+    await eventually(() => {
+      if (!seen() && !running) throw new Error(`the watcher exited early:\n${output}`);
+      return seen();
+    }, 30_000).catch((error: Error) => {
+      throw new Error(`${error.message}; the watcher printed:\n${output}`);
+    });
+  };
   try {
-    await eventually(() => output.includes('Watching'), within(30_000));
+    await until(() => output.includes('Watching'));
     expect(output).toContain('1 added');
     const fresh = join(docs, 'locks.md');
     writeFileSync(fresh, '# Locks\n\nThe lock gate at Granville opens two hours either side of high water.\n');
-    await eventually(() => /cli-docs: 1 added/.test(output), within(30_000));
+    await until(() => /cli-docs: 1 added/.test(output));
     const run = spawnSync(
       process.execPath,
       [bin, 'run', 'When does the lock gate at Granville open?', '--docs', docs],
@@ -42,11 +53,11 @@ it('quarry index --watch keeps a folder indexed: a file saved a moment ago is fo
         timeout: within(30_000),
       },
     );
-    expect(run.stdout).toContain('> The lock gate at Granville opens two hours either side of high water.');
+    expect(run.stdout, run.stderr).toContain('> The lock gate at Granville opens two hours either side of high water.');
     // A hidden file is no document; a removed one leaves the index.
     writeFileSync(join(docs, '.draft.md'), '# Draft\n\nNot yet.\n');
     unlinkSync(fresh);
-    await eventually(() => /cli-docs: 0 added, 0 updated, 1 unchanged, 1 removed/.test(output), within(30_000));
+    await until(() => /cli-docs: 0 added, 0 updated, 1 unchanged, 1 removed/.test(output));
     watcher.kill('SIGINT');
     expect(await exited, output).toBe(0);
   } finally {
@@ -73,7 +84,7 @@ it('quarry serve --watch indexes a file added to a document folder without a res
     await eventually(
       async () =>
         (await database.store.listDocuments({ pathPrefix: docs })).some((each) => each.path.endsWith('fees.md')),
-      within(30_000),
+      30_000,
     );
   } finally {
     await server?.close();

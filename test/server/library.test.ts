@@ -41,7 +41,7 @@ function describeLibrary(harness: StoreHarness, skipReason: string | null) {
       await eventually(async () => {
         detail = await (await call(token, `/api/sessions/${id}`)).json();
         return ['completed', 'failed'].includes(detail.status);
-      }, within(60_000));
+      }, 60_000);
       expect(detail.status).toBe('completed');
       return detail.report.latest ?? '';
     };

@@ -95,7 +95,7 @@ describe.skipIf(prometheus === null)('Prometheus scrapes a server and a worker (
     worker.stderr!.on('data', (chunk) => {
       workerLog += chunk;
     });
-    await eventually(() => /metrics at http:\/\/\S+/.test(workerLog), within(20_000));
+    await eventually(() => /metrics at http:\/\/\S+/.test(workerLog), 20_000);
     const workerMetrics = new URL(/metrics at (http:\/\/\S+)/.exec(workerLog)![1]!);
     await fake.waitUntilHeld();
 
@@ -154,11 +154,11 @@ describe.skipIf(prometheus === null)('Prometheus scrapes a server and a worker (
     };
 
     // Both targets are up, and each reports the same queue: two queued, one running.
-    await eventually(async () => (await query('up == 1')).length === 2, within(30_000));
+    await eventually(async () => (await query('up == 1')).length === 2, 30_000);
     await eventually(async () => {
       const queued = await query('sum by (job) (quarry_sessions{status="queued"})');
       return queued.length === 2 && queued.every((each) => each.value[1] === '2');
-    }, within(30_000));
+    }, 30_000);
     const running = await query('quarry_sessions{status="running",job="worker"}');
     expect(running.map((each) => each.value[1])).toEqual(['1']);
     const active = await query('quarry_runner_active_sessions{job="worker"}');

@@ -62,7 +62,7 @@ describe('OpenAI Responses API', () => {
     await eventually(async () => {
       response = await openai.responses.retrieve(id);
       return !['queued', 'in_progress'].includes(response.status ?? '');
-    }, within(60_000));
+    }, 60_000);
     return response;
   };
 

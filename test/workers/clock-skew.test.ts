@@ -84,7 +84,7 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
       async () =>
         (await database.store.getSession(first)).status === 'completed' &&
         (await database.store.getSession(second)).status === 'completed',
-      within(60_000),
+      60_000,
     );
   }
 
@@ -137,7 +137,7 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
     startWorker('ahead', skewed(env, { offset: '+2h' }), { ttl: 600, concurrency: 2 });
     // A worker claims a dead worker's session before queued work: taking the second session says
     // the first did not look dead to it.
-    await eventually(async () => (await leaseOf(second))?.workerId === 'ahead', within(20_000));
+    await eventually(async () => (await leaseOf(second))?.workerId === 'ahead', 20_000);
     expect(await leaseOf(first)).toMatchObject({ workerId: 'true-clock', epoch: held!.epoch });
     expect((await database.store.getSession(first)).status).toBe('running');
 
@@ -152,7 +152,7 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
 
     // The holder dies: its session goes to the skewed worker at once, not after the lease's ten minutes.
     holder.kill('SIGKILL');
-    await eventually(async () => (await leaseOf(first))?.workerId === 'ahead', within(20_000));
+    await eventually(async () => (await leaseOf(first))?.workerId === 'ahead', 20_000);
     fake.release();
     await bothCompleted(first, second);
   });
@@ -181,11 +181,11 @@ describe.skipIf(faketime === null)('leases on SQLite when process clocks disagre
       if (now !== last) renewals++;
       last = now;
       return renewals >= 3;
-    }, within(20_000));
+    }, 20_000);
 
     const second = await createSession('second');
     startWorker('steady', env, { ttl: 3, concurrency: 1 });
-    await eventually(async () => (await leaseOf(second))?.workerId === 'steady', within(20_000));
+    await eventually(async () => (await leaseOf(second))?.workerId === 'steady', 20_000);
     expect(await leaseOf(first)).toMatchObject({ workerId: 'jumps', epoch: held!.epoch });
     expect((await database.store.getSession(first)).status).toBe('running');
 

@@ -60,6 +60,9 @@ export function sleep(ms: number): Promise<void> {
  * quiet machine needs; the bound scales it (`within`), so a loaded machine only waits longer.
  */
 export async function eventually(check: () => boolean | Promise<boolean>, quietMs = 5000): Promise<void> {
+  // A bound already scaled (`within(…)` passed in) would wait ten times its scale: a hung condition
+  // then outlived its test's own timeout (a watcher that stopped early held a test:unit run for minutes).
+  if (quietMs > 120_000) throw new Error(`eventually: ${quietMs} ms is not a quiet machine's bound; pass it unscaled`);
   const timeoutMs = within(quietMs);
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
