@@ -142,3 +142,44 @@ export function compoundPairs(text: string): [string, string][] {
   }
   return pairs;
 }
+
+/**
+ * Words that users and manuals use for the same action or thing, where the user's word is often not
+ * the manual's ("delete the untracked files": "Remove untracked files"; "folder": "directory"). A
+ * short list of plain equivalents, never topic words: a search for one finds the others, and a
+ * passage that holds another covers the question's word. Not "undo" and "revert": in Git a revert is
+ * a new commit, not an undo, and a question about undoing a commit was answered with `git revert`.
+ */
+const SYNONYM_GROUPS: readonly (readonly string[])[] = [
+  ['delete', 'remove', 'erase'],
+  ['folder', 'directory'],
+  ['display', 'show'],
+  ['modify', 'change', 'alter'],
+];
+
+/** The stems of a word's usual inflections: "modify" → modify, modifi (modified), … */
+function inflectedStems(word: string): string[] {
+  const base = word.replace(/e$/, '');
+  const forms = [word, `${word}s`, `${base}ed`, `${base}ing`, word.replace(/y$/, 'ied'), word.replace(/y$/, 'ies')];
+  return [...new Set(forms.map(stem))];
+}
+
+const synonymGroups = SYNONYM_GROUPS.map((words) =>
+  words.map((word) => ({ word, stems: new Set(inflectedStems(word)) })),
+);
+
+/**
+ * The other words of a word's synonym group, as written ("delete" → remove, erase), found by stem
+ * (any inflection of a word of the group); none for a word in no group.
+ */
+export function synonymsOf(word: string): string[] {
+  const key = stem(word);
+  const group = synonymGroups.find((each) => each.some((entry) => entry.stems.has(key)));
+  return group ? group.filter((entry) => !entry.stems.has(key)).map((entry) => entry.word) : [];
+}
+
+/** Every stem that stands for a word of the same group as `term` (a stem), `term`'s own group aside. */
+export function synonymStems(term: string): string[] {
+  const group = synonymGroups.find((each) => each.some((entry) => entry.stems.has(term)));
+  return group ? group.filter((entry) => !entry.stems.has(term)).flatMap((entry) => [...entry.stems]) : [];
+}

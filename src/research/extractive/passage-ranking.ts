@@ -1,3 +1,4 @@
+import { synonymStems } from '../../shared/terms.ts';
 import { coverage, definesSubject, mentionsSubject, type QuestionProfile, stems } from '../relevance.ts';
 import type { SourceText } from '../research-types.ts';
 import { lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
@@ -106,6 +107,18 @@ function withCompounds(words: Set<string>, profile: QuestionProfile): Set<string
   return words;
 }
 
+/**
+ * Words the manual may use for the question's ("remove" for "delete", `synonymStems`) → the question's
+ * word each stands for, unless the question asks for that word too.
+ */
+function synonymsFor(profile: QuestionProfile): Map<string, string> {
+  const standsFor = new Map<string, string>();
+  for (const term of profile.terms)
+    for (const synonym of synonymStems(term))
+      if (!profile.terms.includes(synonym) && !standsFor.has(synonym)) standsFor.set(synonym, term);
+  return standsFor;
+}
+
 /** The score of each passage of one source, in the order given. */
 export function scorePassages(
   profile: QuestionProfile,
@@ -115,6 +128,9 @@ export function scorePassages(
   iteration: number,
 ): PassageScore[] {
   const weights = termWeights(profile, blocks);
+  const standsFor = synonymsFor(profile);
+  const asQuestionWords = (tokens: string[]) =>
+    standsFor.size === 0 ? tokens : tokens.map((token) => standsFor.get(token) ?? token);
   const wanted = new Set(profile.terms);
   const titled = Math.max(titledFor(profile, source.title), coverage(profile, new Set(stems(source.title))));
   // Where the page's lead ends: its first section heading below the page's own.
@@ -125,7 +141,7 @@ export function scorePassages(
   // The first searches ask the question itself; later ones follow leads, and their pages count less.
   const relevance = (source.relevance ?? 0.5) * (iteration === 1 ? 1 : 0.6);
   return passages.map((passage) => {
-    const tokens = stems(passage.text);
+    const tokens = asQuestionWords(stems(passage.text));
     const words = withCompounds(new Set(tokens), profile);
     const own = weightedCoverage(weights, words);
     const heading = lastHeading(passage.headings);
@@ -133,7 +149,7 @@ export function scorePassages(
     const path = passage.headings.split(' › ');
     // A page's lead stands under the page's own heading (or title): that says what it is about.
     const sectionPath = path.length > 1 ? path.slice(1).slice(-2) : [path[0] || source.title];
-    const headingWords = withCompounds(new Set(stems(sectionPath.join(' '))), profile);
+    const headingWords = withCompounds(new Set(asQuestionWords(stems(sectionPath.join(' ')))), profile);
     const named = Math.max(weightedCoverage(weights, headingWords) * 0.6, namedBy(profile, heading));
     const combined = weightedCoverage(weights, new Set([...words, ...headingWords]));
     if (own === 0 && named === 0) return { score: 0, definition: false, titleBonus: 0 };

@@ -90,6 +90,26 @@ export function corpusCases(use: () => TestDatabase): void {
     });
   });
 
+  it("finds the manual's word for the question's (remove for delete, directory for folder), counted once (issue 42)", async () => {
+    const { store } = use();
+    await store.upsertDocument(
+      document('/docs/clean.md', 'clean', ['Remove untracked files from the working tree, directory by directory.']),
+    );
+    await store.upsertDocument(
+      document('/docs/status.md', 'status', ['Untracked files are shown by status; files deleted stay listed.']),
+    );
+    const hits = await store.searchPassages({ query: 'delete untracked files in a folder' });
+    expect(hits.map((hit) => hit.path)).toEqual(['/docs/clean.md', '/docs/status.md']);
+    // The manual's word stands for the question's: the same passage with either scores the same (a
+    // synonym counted as a word of its own as well would score more).
+    await store.upsertDocument(document('/docs/one.md', 'one', ['Delete stale caches from a spool.']));
+    await store.upsertDocument(document('/docs/other.md', 'other', ['Remove stale caches from a spool.']));
+    const scores = new Map(
+      (await store.searchPassages({ query: 'delete stale caches spool' })).map((hit) => [hit.path, hit.score]),
+    );
+    expect(scores.get('/docs/other.md')).toBeCloseTo(scores.get('/docs/one.md')!, 6);
+  });
+
   it('reads passages of a document by its path and positions, and nothing for a path it does not hold', async () => {
     const { store } = use();
     await store.upsertDocument(document('/docs/a.md', 'A', ['First.', 'Second.', 'Third.']));
