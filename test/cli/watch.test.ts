@@ -30,6 +30,11 @@ it('quarry index --watch keeps a folder indexed: a file saved a moment ago is fo
   // A watcher that stops early fails the test at once, with what it printed (not after the bound).
   let running = true;
   void exited.then(() => (running = false));
+  // A process that could not start says so by an error, not an exit.
+  watcher.on('error', (error) => {
+    output += `\n(spawn failed: ${error.message})`;
+    running = false;
+  });
   const until = async (seen: () => boolean) => {
     await eventually(() => {
       if (!seen() && !running) throw new Error(`the watcher exited early:\n${output}`);
