@@ -4,10 +4,11 @@ import { coverage, profileQuestion, stems } from '../relevance.ts';
 import type { ResearchSettings } from '../research-settings.ts';
 import type { Note, Outline, SourceText } from '../research-types.ts';
 import { answerOutline, placeOf } from './answer-outline.ts';
+import { withAnnounced } from './definition-entries.ts';
 import { lastHeading } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
 import { scorePassages } from './passage-ranking.ts';
-import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf, withAnnounced } from './passages.ts';
+import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf } from './passages.ts';
 import { feedbackTerms, isNewQuery, planQueries, surfaceTerms } from './queries.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */

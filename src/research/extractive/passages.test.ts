@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceText } from '../research-types.ts';
-import { blocksOf, passageAround, passagesOf, withAnnounced } from './passages.ts';
+import { withAnnounced } from './definition-entries.ts';
+import { blocksOf, passageAround, passagesOf } from './passages.ts';
 
 function source(text: string, segments?: SourceText['segments']): SourceText {
   return {
@@ -94,6 +95,31 @@ describe('blocks and passages (issue 42)', () => {
     const plainBlocks = blocksOf(plain);
     const plainLeadIn = passagesOf(plain, plainBlocks).find((passage) => passage.text === 'Interface summary:')!;
     expect(withAnnounced(plain, plainBlocks, plainLeadIn)).toBe(plainLeadIn);
+  });
+
+  it("quotes a lead-in with terms in a row that share one description (Texinfo's @deffnx), filed under both", () => {
+    const leadIn = '### 9.1 Including named files\n\nThere are two builtin macros in `m4` for including files:';
+    const entry = [
+      '##### Builtin: include (`file`)',
+      '##### Builtin: sinclude (`file`)',
+      'Both macros cause the file named `file` to be read by `m4`.',
+    ].join('\n\n');
+    const text = `${leadIn}\n\n${entry}`;
+    // As the index reads a page back: two passages, the second filed under both terms (or, in an
+    // index made before reader version 4, under the last).
+    for (const filed of ['Builtin: include (file), Builtin: sinclude (file)', 'Builtin: sinclude (file)']) {
+      const page = source(text, [
+        { at: 0, start: 0, headings: '9.1 Including named files' },
+        { at: leadIn.length + 2, start: leadIn.length + 2, headings: `9.1 Including named files › ${filed}` },
+      ]);
+      const blocks = blocksOf(page);
+      expect(blocks.at(-1)!.headings).toBe(
+        '9.1 Including named files › Builtin: include (file), Builtin: sinclude (file)',
+      );
+      const announcing = passagesOf(page, blocks).find((passage) => passage.text.endsWith('for including files:'))!;
+      const quoted = withAnnounced(page, blocks, announcing);
+      expect(quoted.text).toBe(`There are two builtin macros in \`m4\` for including files:\n\n${entry}`);
+    }
   });
 
   it('quotes a long paragraph with a long note box after it, rather than never quoting the paragraph', () => {

@@ -71,6 +71,30 @@ function gapBetween(
 }
 
 /**
+ * The heading path above a segment's own headings: a segment that opens with terms in a row sharing
+ * one description ("-n", "--dry-run") is filed under them ("… › -n, --dry-run"), and its headings
+ * make that entry again below the path above them.
+ */
+function pathAbove(headings: string, lines: readonly string[]): string {
+  const run: string[] = [];
+  let level = 0;
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    const heading = headingLine.exec(line.trim());
+    if (!heading || (level > 0 && heading[1]!.length !== level)) break;
+    level = heading[1]!.length;
+    run.push(heading[2]!.replace(/`/g, '').trim());
+  }
+  if (run.length < 2) return headings;
+  // Filed under all of them (as the index now files them), or under the last (as it did before).
+  for (const entry of [run.join(', '), run.at(-1)!]) {
+    if (headings === entry) return '';
+    if (headings.endsWith(` › ${entry}`)) return headings.slice(0, -` › ${entry}`.length);
+  }
+  return headings;
+}
+
+/**
  * The blocks of a source's text, in order. Headings are blocks too (they are never quoted; they
  * start a new section). A note box is a blockquote (`> …` lines); a list runs over its items and
  * their indented lines; a table is its `|` rows.
@@ -88,8 +112,8 @@ export function blocksOf(source: SourceText): Block[] {
     const cutBefore = gap === 0 || gap === 1 ? blocks.length : -1;
     // A segment knows its own heading path; the headings inside it extend that path.
     stack.length = 0;
-    const base = segment.headings;
     const lines = source.text.slice(segment.at, segment.end).split('\n');
+    const base = pathAbove(segment.headings, lines);
     let offset = segment.at;
     let at = 0;
     const lineStart: number[] = [];
@@ -116,8 +140,12 @@ export function blocksOf(source: SourceText): Block[] {
       if (heading) {
         const text = heading[2]!.replace(/`/g, '').trim();
         const level = heading[1]!.length;
+        const top = stack.at(-1);
+        // Terms in a row with nothing between them name one entry ("-n, --dry-run"), as the index files it.
+        if (top?.level === level && blocks.at(-1)?.kind === 'heading' && blocks.at(-1)!.section === section)
+          top.text = `${top.text}, ${text}`;
         // The segment's first heading is the last part of its path already.
-        if (!(at === 0 && (base === text || base.endsWith(` › ${text}`)))) {
+        else if (!(at === 0 && (base === text || base.endsWith(` › ${text}`)))) {
           while (stack.length > 0 && stack.at(-1)!.level >= level) stack.pop();
           stack.push({ level, text });
         }
@@ -199,7 +227,7 @@ export interface Passage {
 }
 
 /** True when `b` (right after `a`) may be quoted with it: same section, one run of the document. */
-function together(a: Block, b: Block | undefined): b is Block {
+export function together(a: Block, b: Block | undefined): b is Block {
   return b !== undefined && b.kind !== 'heading' && a.section === b.section && a.segment === b.segment;
 }
 
@@ -246,61 +274,6 @@ export function passageAround(blocks: readonly Block[], index: number): { first:
     if (blocks[own]!.end - start > PASSAGE_CHARS || blocks[last]!.end - start > 2 * PASSAGE_CHARS) return null;
   }
   return { first, last };
-}
-
-/** A definition list's term: html-to-text writes each as a level-5 heading. */
-const isTerm = (block: Block | undefined): block is Block => block?.kind === 'heading' && /^#{5}\s/.test(block.text);
-
-/**
- * A lead-in ending in a colon right before a definition list ("Interface summary:") announces its
- * entries: the quote goes on over them, each whole (its term and the blocks under it), as many as
- * fit in `PASSAGE_CHARS`, stopping before an entry `blocked` refuses (its first and last block).
- * Returns the new last block. Applied to passages already chosen, so the entries never change which
- * passages are chosen.
- */
-export function withEntries(
-  blocks: readonly Block[],
-  first: number,
-  last: number,
-  blocked: (from: number, to: number) => boolean = () => false,
-): number {
-  const tail = blocks[last]!;
-  if (!announces(tail) || !/:$/.test(tail.text.trim())) return last;
-  for (let term = last + 1; isTerm(blocks[term]) && blocks[term]!.segment === tail.segment; ) {
-    let end = term + 1;
-    while (together(blocks[term]!, blocks[end])) end += 1;
-    if (end === term + 1 || blocked(term, end - 1)) break;
-    if (blocks[end - 1]!.end - blocks[first]!.start > PASSAGE_CHARS) {
-      // A first entry too long to quote whole: its term and its first passage, so the lead-in
-      // never ends the quote on its colon.
-      const opening = term === last + 1 ? passageAround(blocks, term + 1) : null;
-      if (
-        opening &&
-        !blocked(term, opening.last) &&
-        blocks[opening.last]!.end - blocks[first]!.start <= 2 * PASSAGE_CHARS
-      )
-        last = opening.last;
-      break;
-    }
-    last = end - 1;
-    term = end;
-  }
-  return last;
-}
-
-/**
- * `passage` as it is quoted: with the entries of the definition list its last block announces, as
- * long as `blocked` allows (see `withEntries`).
- */
-export function withAnnounced(
-  source: SourceText,
-  blocks: readonly Block[],
-  passage: Passage,
-  blocked?: (from: number, to: number) => boolean,
-): Passage {
-  const last = withEntries(blocks, passage.first, passage.last, blocked);
-  if (last === passage.last) return passage;
-  return { ...passage, last, end: blocks[last]!.end, text: passageText(source, blocks, passage.first, last) };
 }
 
 /**

@@ -76,8 +76,13 @@ function blocks(text: string): Block[] {
     if (heading) {
       flush(lineStart);
       const level = heading[1]!.length;
-      while (stack.length > 0 && stack.at(-1)!.level >= level) stack.pop();
-      stack.push({ level, text: headingText(heading[2]!) });
+      const top = stack.at(-1);
+      // Terms in a row with nothing between them name one entry ("-n, --dry-run").
+      if (top?.level === level && result.at(-1)?.heading) top.text = `${top.text}, ${headingText(heading[2]!)}`;
+      else {
+        while (stack.length > 0 && stack.at(-1)!.level >= level) stack.pop();
+        stack.push({ level, text: headingText(heading[2]!) });
+      }
       result.push({
         start: lineStart,
         end: lineStart + line.length,
@@ -149,6 +154,15 @@ function splitLong(block: Block, maxChars: number): Block[] {
 }
 
 /**
+ * The level of a text that is one heading line, or a run of heading lines of one level (1 to 6); 0
+ * for any other text.
+ */
+function headingLevel(text: string): number {
+  const levels = new Set(text.split(/\n\n/).map((line) => headingPattern.exec(line)?.[1]?.length ?? 0));
+  return levels.size === 1 ? [...levels][0]! : 0;
+}
+
+/**
  * Splits extracted text into passages of whole paragraphs under one heading: a heading always
  * starts a new passage, and each passage carries its heading path (a search field of its own) and
  * its link density, with its character offsets in the text so a citation points at the place.
@@ -167,9 +181,14 @@ export function chunkText(text: string, options: ChunkOptions = {}): PassageInpu
   };
   for (const block of blocks(text).flatMap((each) => splitLong(each, max))) {
     const open = current as Open | null;
-    // Blocks after a heading share its path; a heading always starts a new passage.
+    // Blocks after a heading share its path; a heading always starts a new passage, unless the
+    // passage so far is a heading of the same level with nothing under it: terms in a row that
+    // share one description (Texinfo's `@deffnx`: "Builtin: include (file)" and "Builtin: sinclude
+    // (file)" above one text) are one entry, and the first is never lost.
     const fits = open && !block.heading && open.text.length + block.text.length + 2 <= target;
-    if (!fits) {
+    if (open && block.heading && headingLevel(open.text) === headingLevel(block.text) && headingLevel(block.text) > 0) {
+      current = { ...open, end: block.end, text: `${open.text}\n\n${block.text}`, headings: block.headings };
+    } else if (!fits) {
       push();
       current = { start: block.start, end: block.end, text: block.text, headings: block.headings };
     } else if (open) {
@@ -178,7 +197,7 @@ export function chunkText(text: string, options: ChunkOptions = {}): PassageInpu
   }
   push();
   // A heading with nothing under it before the next heading is folded into nothing: it says no more than its field.
-  return passages.filter((passage) => !headingPattern.test(passage.text) || passage.text.includes('\n'));
+  return passages.filter((passage) => headingLevel(passage.text) === 0);
 }
 
 /** True when most of the text (not counting white space) is link text: an index, a table of contents. */

@@ -360,6 +360,17 @@ describe('chunkText', () => {
     expect(passages[1]!.text).toContain('x = 1\n\ny = 2');
   });
 
+  it('files terms in a row with the one description they share, the first term kept (issue 42)', () => {
+    const text =
+      '## OPTIONS\n\n##### -f\n\n##### --force\n\nRemove the files.\n\n##### -n\n\n##### --dry-run\n\nShow what would be done.\n\n##### -q\n\n##### --quiet';
+    const passages = chunkText(text, { targetChars: 400 });
+    expect(passages.map((passage) => [passage.headings, passage.text])).toEqual([
+      ['OPTIONS › -f, --force', '##### -f\n\n##### --force\n\nRemove the files.'],
+      ['OPTIONS › -n, --dry-run', '##### -n\n\n##### --dry-run\n\nShow what would be done.'],
+    ]);
+    for (const passage of passages) expect(text.slice(passage.start, passage.end)).toBe(passage.text);
+  });
+
   it('cuts a paragraph longer than the maximum at sentence ends', () => {
     const sentence = 'This sentence is about forty characters. ';
     const passages = chunkText(sentence.repeat(100).trim(), { targetChars: 300, maxChars: 400 });

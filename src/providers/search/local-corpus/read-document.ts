@@ -14,8 +14,10 @@ import { sketchOf } from './duplicates.ts';
  *   3: spreadsheets (`.xlsx`, `.ods`); a CSV table as wide as its widest row; an office file's title
  *      read when its properties declare their namespace on the element (as openpyxl writes them);
  *      reStructuredText and AsciiDoc with their headings; man pages; a PDF's pages under their numbers.
+ *   4: terms in a row that share one description (Texinfo's `@deffnx`) are one passage with it; the
+ *      first of them was dropped as a heading with nothing under it.
  */
-export const READER_VERSION = 3;
+export const READER_VERSION = 4;
 
 /** A file as the index stores it: its title, its text's length, its passages, whether it is navigation, its sketch. */
 export interface ReadDocument {
