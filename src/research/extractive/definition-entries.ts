@@ -36,14 +36,12 @@ export function withEntries(
     if (end === lastTerm + 1 || blocked(term, end - 1)) break;
     if (blocks[end - 1]!.end - blocks[first]!.start > PASSAGE_CHARS) {
       // A first entry too long to quote whole: its terms and its first passage, so the lead-in
-      // never ends the quote on its colon.
+      // never ends the quote on its colon; on to the end of a passage `blocked` names that runs
+      // on from there (one chosen for itself, then quoted here, once).
       const opening = term === last + 1 ? passageAround(blocks, lastTerm + 1) : null;
-      if (
-        opening &&
-        !blocked(term, opening.last) &&
-        blocks[opening.last]!.end - blocks[first]!.start <= 2 * PASSAGE_CHARS
-      )
-        last = opening.last;
+      let to = opening?.last ?? -1;
+      while (opening && to < end - 1 && blocked(term, to)) to += 1;
+      if (opening && !blocked(term, to) && blocks[to]!.end - blocks[first]!.start <= 2 * PASSAGE_CHARS) last = to;
       break;
     }
     last = end - 1;

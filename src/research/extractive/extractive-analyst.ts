@@ -8,7 +8,7 @@ import { withAnnounced } from './definition-entries.ts';
 import { lastHeading } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
 import { scorePassages } from './passage-ranking.ts';
-import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf } from './passages.ts';
+import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf, withoutCutLeadIn } from './passages.ts';
 import { feedbackTerms, isNewQuery, planQueries, surfaceTerms } from './queries.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */
@@ -128,7 +128,8 @@ export class ExtractiveAnalyst implements Analyst {
         entry.definition ||= inside.some((other) => other.definition);
         for (const other of inside) chosen.splice(chosen.indexOf(other), 1);
       }
-      return chosen.map(({ passage, score, definition, titleBonus, summary: isSummary }, index) => {
+      return chosen.map(({ passage: whole, score, definition, titleBonus, summary: isSummary }, index) => {
+        const passage = withoutCutLeadIn(source, blocks, whole);
         const heading = lastHeading(passage.headings);
         return {
           id: `${idPrefix}-${index}`,

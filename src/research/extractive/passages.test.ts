@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceText } from '../research-types.ts';
 import { withAnnounced } from './definition-entries.ts';
-import { blocksOf, passageAround, passagesOf } from './passages.ts';
+import { blocksOf, passageAround, passagesOf, withoutCutLeadIn } from './passages.ts';
 
 function source(text: string, segments?: SourceText['segments']): SourceText {
   return {
@@ -120,6 +120,45 @@ describe('blocks and passages (issue 42)', () => {
       const quoted = withAnnounced(page, blocks, announcing);
       expect(quoted.text).toBe(`There are two builtin macros in \`m4\` for including files:\n\n${entry}`);
     }
+  });
+
+  it('quotes a lead-in with a long entry up to the end of a chosen passage that runs on past its opening', () => {
+    const text = [
+      '### 14.2 Printing current location',
+      'To make it possible to specify the location of an error, three utility builtins exist:',
+      '##### Builtin: __file__',
+      '##### Builtin: __line__',
+      'Expand to the quoted name of the current input file and the current input line number.',
+      'Line numbers start at 1 for each file.',
+      `The syncline option uses this notion of current file and line. ${'Redefining the location macros has no effect. '.repeat(60)}`,
+    ].join('\n\n');
+    const page = source(text);
+    const blocks = blocksOf(page);
+    const announcing = passagesOf(page, blocks).find((passage) => passage.text.endsWith('builtins exist:'))!;
+    const expand = blocks.findIndex((block) => block.text.startsWith('Expand to'));
+    // Chosen for itself: the description's first two paragraphs, which the lead-in's quote must not cut.
+    const chosen = { first: expand, last: expand + 1 };
+    const crosses = (from: number, to: number) =>
+      chosen.first <= to && chosen.last >= from && (chosen.first < from || chosen.last > to);
+    const quoted = withAnnounced(page, blocks, announcing, crosses);
+    expect(quoted.text.startsWith('To make it possible')).toBe(true);
+    expect(quoted.text.endsWith('Line numbers start at 1 for each file.')).toBe(true);
+  });
+
+  it('never ends a quote on a lead-in whose announced block does not come with it', () => {
+    const first = 'Another useful command-line flag is `-f`, which keeps displaying new messages.';
+    const leadIn =
+      "If a service doesn't seem to be working, check its logs. For instance, assume the SSH server doesn't work:";
+    const text = `${first}\n\n${leadIn}`;
+    const page = source(text);
+    const blocks = blocksOf(page);
+    const both = { first: 0, last: 1, text, start: 0, end: text.length, headings: '', wholeSection: false };
+    const trimmed = withoutCutLeadIn(page, blocks, both);
+    expect(trimmed.text).toBe(first);
+    expect(text.slice(trimmed.start, trimmed.end)).toBe(trimmed.text);
+    // A lead-in that is all a passage is stays: there is nothing else to quote.
+    const alone = { ...both, first: 1, start: first.length + 2, text: leadIn };
+    expect(withoutCutLeadIn(page, blocks, alone)).toBe(alone);
   });
 
   it('quotes a long paragraph with a long note box after it, rather than never quoting the paragraph', () => {

@@ -322,6 +322,18 @@ export function passagesOf(source: SourceText, blocks: readonly Block[] = blocks
   return [...runs.values()].sort((a, b) => a.first - b.first || a.last - b.last);
 }
 
+/**
+ * `passage` without a last block that announces what follows it ("For instance, assume the SSH
+ * server doesn't work:"): what it announces is not quoted with it (too long to come along, or not
+ * read), and a quote never ends on a lead-in's colon, unless the lead-in is all it is.
+ */
+export function withoutCutLeadIn(source: SourceText, blocks: readonly Block[], passage: Passage): Passage {
+  let last = passage.last;
+  while (last > passage.first && announces(blocks[last]!)) last -= 1;
+  if (last === passage.last) return passage;
+  return { ...passage, last, end: blocks[last]!.end, text: passageText(source, blocks, passage.first, last) };
+}
+
 /** Most blocks between two passages that are quoted as one, with what lies between them. */
 const BRIDGE_BLOCKS = 2;
 
