@@ -85,7 +85,7 @@ function pathAbove(headings: string, lines: readonly string[]): string {
     level = heading[1]!.length;
     run.push(heading[2]!.replace(/`/g, '').trim());
   }
-  if (run.length < 2) return headings;
+  if (run.length < 2 || level !== 5) return headings;
   // Filed under all of them (as the index now files them), or under the last (as it did before).
   for (const entry of [run.join(', '), run.at(-1)!]) {
     if (headings === entry) return '';
@@ -141,8 +141,14 @@ export function blocksOf(source: SourceText): Block[] {
         const text = heading[2]!.replace(/`/g, '').trim();
         const level = heading[1]!.length;
         const top = stack.at(-1);
-        // Terms in a row with nothing between them name one entry ("-n, --dry-run"), as the index files it.
-        if (top?.level === level && blocks.at(-1)?.kind === 'heading' && blocks.at(-1)!.section === section)
+        // Definition terms (level 5) in a row with nothing between them name one entry ("-n,
+        // --dry-run"), as the index files it.
+        if (
+          level === 5 &&
+          top?.level === level &&
+          blocks.at(-1)?.kind === 'heading' &&
+          blocks.at(-1)!.section === section
+        )
           top.text = `${top.text}, ${text}`;
         // The segment's first heading is the last part of its path already.
         else if (!(at === 0 && (base === text || base.endsWith(` › ${text}`)))) {

@@ -24,6 +24,11 @@ interface Block {
 }
 
 const headingPattern = /^(#{1,6})\s+(.+?)\s*#*$/;
+/**
+ * A definition list's term (an option, a function, a glossary entry): extraction writes each as a
+ * level-5 heading. Terms in a row share the description after the last (see `chunkText`).
+ */
+const TERM_LEVEL = 5;
 
 /** Heading text as a search field: no Markdown, no backticks. */
 function headingText(raw: string): string {
@@ -78,7 +83,8 @@ function blocks(text: string): Block[] {
       const level = heading[1]!.length;
       const top = stack.at(-1);
       // Terms in a row with nothing between them name one entry ("-n, --dry-run").
-      if (top?.level === level && result.at(-1)?.heading) top.text = `${top.text}, ${headingText(heading[2]!)}`;
+      if (level === TERM_LEVEL && top?.level === level && result.at(-1)?.heading)
+        top.text = `${top.text}, ${headingText(heading[2]!)}`;
       else {
         while (stack.length > 0 && stack.at(-1)!.level >= level) stack.pop();
         stack.push({ level, text: headingText(heading[2]!) });
@@ -182,11 +188,11 @@ export function chunkText(text: string, options: ChunkOptions = {}): PassageInpu
   for (const block of blocks(text).flatMap((each) => splitLong(each, max))) {
     const open = current as Open | null;
     // Blocks after a heading share its path; a heading always starts a new passage, unless the
-    // passage so far is a heading of the same level with nothing under it: terms in a row that
-    // share one description (Texinfo's `@deffnx`: "Builtin: include (file)" and "Builtin: sinclude
+    // passage so far is a definition term with nothing under it: terms in a row that share one
+    // description (Texinfo's `@deffnx`: "Builtin: include (file)" and "Builtin: sinclude
     // (file)" above one text) are one entry, and the first is never lost.
     const fits = open && !block.heading && open.text.length + block.text.length + 2 <= target;
-    if (open && block.heading && headingLevel(open.text) === headingLevel(block.text) && headingLevel(block.text) > 0) {
+    if (open && block.heading && headingLevel(open.text) === TERM_LEVEL && headingLevel(block.text) === TERM_LEVEL) {
       current = { ...open, end: block.end, text: `${open.text}\n\n${block.text}`, headings: block.headings };
     } else if (!fits) {
       push();

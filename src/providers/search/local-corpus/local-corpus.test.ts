@@ -369,6 +369,11 @@ describe('chunkText', () => {
       ['OPTIONS › -n, --dry-run', '##### -n\n\n##### --dry-run\n\nShow what would be done.'],
     ]);
     for (const passage of passages) expect(text.slice(passage.start, passage.end)).toBe(passage.text);
+    // Sections are not terms: an empty section before the next one is left out, as before.
+    const sections = chunkText('# Guide\n\n## Install\n\n## Usage\n\nRun it.', { targetChars: 400 });
+    expect(sections.map((passage) => [passage.headings, passage.text])).toEqual([
+      ['Guide › Usage', '## Usage\n\nRun it.'],
+    ]);
   });
 
   it('cuts a paragraph longer than the maximum at sentence ends', () => {
