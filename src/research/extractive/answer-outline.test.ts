@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseResearchSettings } from '../research-settings.ts';
 import type { Note } from '../research-types.ts';
-import { answerOutline } from './answer-outline.ts';
+import { answerOutline, placeOf } from './answer-outline.ts';
 
 const DEFAULT_RESEARCH_SETTINGS = parseResearchSettings({});
 
@@ -38,5 +38,26 @@ describe('the answer outline (issue 42)', () => {
       ...DEFAULT_RESEARCH_SETTINGS,
     });
     expect(topic.sections[0]?.title).toBe('Using --amend safely — git-archive(1)');
+  });
+
+  it('says where a quote is with the code entry it documents, though code never titles a section', () => {
+    const watch = {
+      ...note(
+        'd',
+        'File system › Callback API › fs.watch(filename[, options][, listener]) › Caveats › Availability',
+        1,
+      ),
+      title: 'File system',
+    };
+    expect(placeOf(watch)).toBe('File system › fs.watch(filename[, options][, listener]) › Caveats › Availability');
+    const option = { ...note('e', 'git-clean(1) Manual Page › OPTIONS › -x', 1), title: 'git-clean(1)' };
+    expect(placeOf(option)).toBe('git-clean(1) Manual Page › OPTIONS › -x');
+    expect(answerOutline('How do I clean?', [option], { ...DEFAULT_RESEARCH_SETTINGS }).sections[0]?.title).toBe(
+      'OPTIONS — git-clean(1) Manual Page',
+    );
+    // A path of topics alone: its last two.
+    expect(placeOf({ ...note('f', 'git-reset(1) › EXAMPLES › Undo a commit', 1), title: 'git-reset(1)' })).toBe(
+      'git-reset(1) › EXAMPLES › Undo a commit',
+    );
   });
 });

@@ -55,20 +55,23 @@ function isCodeTitle(heading: string): boolean {
   return isCodeHeading(heading);
 }
 
-/** The headings of a note's path that name a topic (not code, not the page's own title), outermost first. */
-function topicHeadings(note: Note): string[] {
+/** The headings of a note's path below the page's own (which says nothing more), outermost first. */
+function pathHeadings(note: Note): string[] {
   return (note.headings ?? note.heading ?? '')
     .split(' › ')
     .map((heading) => heading.trim())
     .filter(
       (heading) =>
         heading &&
-        !isCodeTitle(heading) &&
-        /\p{L}{3,}/u.test(heading) &&
         // The page's own heading ("git-reset(1) Manual Page" on "git-reset(1)") says nothing more.
         !heading.toLowerCase().startsWith(pageName(note.title).toLowerCase()) &&
         heading !== pageName(note.title, note.headings),
     );
+}
+
+/** The headings of a note's path that name a topic (not code, not the page's own title), outermost first. */
+function topicHeadings(note: Note): string[] {
+  return pathHeadings(note).filter((heading) => !isCodeTitle(heading) && /\p{L}{3,}/u.test(heading));
 }
 
 /**
@@ -86,10 +89,21 @@ function pageName(title: string, headings?: string): string {
   return short || title;
 }
 
-/** Where a passage is, in one line: its page, then its section (`git-reset(1) › EXAMPLES › Undo a commit`). */
+/**
+ * Where a passage is, in one line: its page, then its section (`git-reset(1) › EXAMPLES › Undo a
+ * commit`), and the entry it documents when that is code (`File system › fs.watch(filename[,
+ * options][, listener]) › Caveats › Availability`, `git-clean(1) › OPTIONS › -x`): a passage that
+ * says "This feature…" or "Don't use the standard ignore rules" is about that entry. Code never
+ * titles a section of the report, but it does say where a quote is.
+ */
 export function placeOf(note: Note): string {
-  const headings = topicHeadings(note).slice(-2);
-  return [pageName(note.title, note.headings), ...headings].join(' › ');
+  const path = pathHeadings(note);
+  const topics = new Set(topicHeadings(note).slice(-2));
+  const entry = path.findLast((heading) => isCodeTitle(heading) || !/\p{L}{3,}/u.test(heading));
+  const shown = path.filter(
+    (heading, index) => topics.has(heading) || (heading === entry && path.indexOf(heading) === index),
+  );
+  return [pageName(note.title, note.headings), ...shown].join(' › ');
 }
 
 /** A section title for a passage: its section's heading, and its page when that says more. */
