@@ -1,14 +1,23 @@
 import type { SourceText } from '../research-types.ts';
 import { announces } from './block-ties.ts';
-import { type Block, PASSAGE_CHARS, type Passage, passageAround, passageText, together } from './passages.ts';
+import {
+  type Block,
+  PASSAGE_CHARS,
+  type Passage,
+  passageAround,
+  passageText,
+  TERM_LEVEL,
+  together,
+} from './passages.ts';
 
 /**
  * A definition list's entries quoted with the lead-in that announces them ("Interface summary:",
  * "There are two builtin macros in `m4` for including files:"), so a quote never ends on its colon.
  */
 
-/** A definition list's term: html-to-text writes each as a level-5 heading. */
-const isTerm = (block: Block | undefined): block is Block => block?.kind === 'heading' && /^#{5}\s/.test(block.text);
+/** A definition list's term (see `TERM_LEVEL`). */
+const isTerm = (block: Block | undefined): block is Block =>
+  block?.kind === 'heading' && /^#+/.exec(block.text)?.[0].length === TERM_LEVEL;
 
 /**
  * A lead-in ending in a colon right before a definition list ("Interface summary:") announces its

@@ -70,6 +70,9 @@ function gapBetween(
   return gap >= 0 && gap <= limit ? gap : -1;
 }
 
+/** A definition list's term (an option, a function, a glossary entry): extraction writes each as a level-5 heading. */
+export const TERM_LEVEL = 5;
+
 /**
  * The heading path above a segment's own headings: a segment that opens with terms in a row sharing
  * one description ("-n", "--dry-run") is filed under them ("… › -n, --dry-run"), and its headings
@@ -85,7 +88,7 @@ function pathAbove(headings: string, lines: readonly string[]): string {
     level = heading[1]!.length;
     run.push(heading[2]!.replace(/`/g, '').trim());
   }
-  if (run.length < 2 || level !== 5) return headings;
+  if (run.length < 2 || level !== TERM_LEVEL) return headings;
   // Filed under all of them (as the index now files them), or under the last (as it did before).
   for (const entry of [run.join(', '), run.at(-1)!]) {
     if (headings === entry) return '';
@@ -141,10 +144,10 @@ export function blocksOf(source: SourceText): Block[] {
         const text = heading[2]!.replace(/`/g, '').trim();
         const level = heading[1]!.length;
         const top = stack.at(-1);
-        // Definition terms (level 5) in a row with nothing between them name one entry ("-n,
-        // --dry-run"), as the index files it.
+        // Definition terms in a row with nothing between them name one entry ("-n, --dry-run"), as
+        // the index files it.
         if (
-          level === 5 &&
+          level === TERM_LEVEL &&
           top?.level === level &&
           blocks.at(-1)?.kind === 'heading' &&
           blocks.at(-1)!.section === section

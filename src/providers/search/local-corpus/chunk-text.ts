@@ -164,7 +164,8 @@ function splitLong(block: Block, maxChars: number): Block[] {
  * for any other text.
  */
 function headingLevel(text: string): number {
-  const levels = new Set(text.split(/\n\n/).map((line) => headingPattern.exec(line)?.[1]?.length ?? 0));
+  const lines = text.split('\n').filter((line) => line.trim());
+  const levels = new Set(lines.map((line) => headingPattern.exec(line)?.[1]?.length ?? 0));
   return levels.size === 1 ? [...levels][0]! : 0;
 }
 
@@ -193,7 +194,7 @@ export function chunkText(text: string, options: ChunkOptions = {}): PassageInpu
     // (file)" above one text) are one entry, and the first is never lost.
     const fits = open && !block.heading && open.text.length + block.text.length + 2 <= target;
     if (open && block.heading && headingLevel(open.text) === TERM_LEVEL && headingLevel(block.text) === TERM_LEVEL) {
-      current = { ...open, end: block.end, text: `${open.text}\n\n${block.text}`, headings: block.headings };
+      current = { ...open, end: block.end, text: text.slice(open.start, block.end), headings: block.headings };
     } else if (!fits) {
       push();
       current = { start: block.start, end: block.end, text: block.text, headings: block.headings };

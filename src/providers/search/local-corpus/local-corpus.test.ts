@@ -369,6 +369,11 @@ describe('chunkText', () => {
       ['OPTIONS › -n, --dry-run', '##### -n\n\n##### --dry-run\n\nShow what would be done.'],
     ]);
     for (const passage of passages) expect(text.slice(passage.start, passage.end)).toBe(passage.text);
+    // Terms on lines of their own without a blank line between them (a Markdown file): the same
+    // entry, and its text is the document's.
+    const tight = '## OPTIONS\n\n##### -n\n##### --dry-run\n\nShow what would be done.';
+    const [entry] = chunkText(tight, { targetChars: 400 });
+    expect(entry).toMatchObject({ headings: 'OPTIONS › -n, --dry-run', text: tight.slice(tight.indexOf('#####')) });
     // Sections are not terms: an empty section before the next one is left out, as before.
     const sections = chunkText('# Guide\n\n## Install\n\n## Usage\n\nRun it.', { targetChars: 400 });
     expect(sections.map((passage) => [passage.headings, passage.text])).toEqual([
