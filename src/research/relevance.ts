@@ -105,7 +105,8 @@ export function profileQuestion(question: string): QuestionProfile {
     /^(?:what(?:'s| is| are)|define|what does) (?:an? |the )?(.+?)(?: mean| do| stand for)?[?.!]*$/i.exec(text);
   if (comparison) {
     kind = 'comparison';
-    subjects = [comparison[1]!, comparison[2]!].map((subject) => subject.replace(/^(the|a|an) /i, '').trim());
+    // "between $* and $@ in a macro body": the setting is not part of the second subject.
+    subjects = [comparison[1]!, comparison[2]!].map((subject) => withoutContext(subject.replace(/^(the|a|an) /i, '')));
   } else if (definition) {
     kind = 'definition';
     // "the walrus operator (assignment expression)": both names are the subject; what follows the

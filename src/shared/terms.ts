@@ -54,11 +54,16 @@ const SYMBOL_FORMS = [
 
 /** Marks around a token that are not part of it: quotes, brackets, a sentence's closing punctuation. */
 function bareToken(token: string): string {
-  return token
-    .replace(/^[`'"‘’“”([{<]+/u, '')
-    .replace(/[`'"‘’“”)\]}>]+$/u, '')
-    .replace(/(?<=[\p{L}\p{N}_)\]])[.,;:!?]+$/u, '')
-    .replace(/^[.,;:!?]+$/u, '');
+  return (
+    token
+      .replace(/^[`'"‘’“”([{<]+/u, '')
+      // A sentence's punctuation after a closing quote ("`$*`," or "‘-n’.") goes with the quote.
+      .replace(/(?<=[`'"‘’“”)\]}>])[.,;:!?]+$/u, '')
+      .replace(/[`'"‘’“”)\]}>]+$/u, '')
+      // A sentence's punctuation after a symbol of two marks or more ("$@." but "$?" whole).
+      .replace(/(?<=[\p{L}\p{N}_)\]]|\S{2})[.,;:!?]+$/u, '')
+      .replace(/^[.,;:!?]+$/u, '')
+  );
 }
 
 /** A symbol as one searchable word: `qs` and its UTF-8 bytes as three digits each (`$@` → `qs036064`). */
@@ -83,6 +88,7 @@ export function symbolsOf(text: string): { symbol: string; term: string }[] {
     const bare = bareToken(match[0]);
     if (bare.length < 2 || bare.length > 40 || !SYMBOL_MARK.test(bare)) continue;
     if (SYMBOL_FORMS.some((form) => form.test(bare))) found.push({ symbol: bare, term: encodeSymbol(bare) });
+    else for (const option of optionNames(bare)) found.push({ symbol: option, term: encodeSymbol(option) });
   }
   return found;
 }
@@ -91,6 +97,18 @@ export function symbolsOf(text: string): { symbol: string; term: string }[] {
 const SYMBOL_MARK = /[$%@.=!<>&|*+:~-]/;
 /** A token that starts with a mark, or holds one before its last character. */
 const CANDIDATE = /(?<!\S)(?:[^\s]*[$%@.=!<>&|*+:~-][^\s]+|[$%@=!<>&|*+:~-][^\s]*)/g;
+
+/**
+ * The option an option heading or usage names with its value or its negation
+ * (`--format=<format>`, `--inspect[=[host:]port]`, `--[no-]verify` → `--format`, `--inspect`,
+ * `--verify` and `--no-verify`): what a user types when asking about it.
+ */
+function optionNames(token: string): string[] {
+  const option = /^(--?)(\[no-\])?([A-Za-z0-9][\w-]{0,30})(?:[=[][^\s]*)?$/.exec(token);
+  if (!option || token === `${option[1]}${option[3]}`) return [];
+  const [, dashes, negation, name] = option;
+  return negation ? [`${dashes}${name}`, `${dashes}no-${name}`] : [`${dashes}${name}`];
+}
 
 /** True for a term made by `symbolTerms`. */
 export function isSymbolTerm(term: string): boolean {

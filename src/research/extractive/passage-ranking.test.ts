@@ -40,4 +40,47 @@ describe('passage ranking with the manual’s words for the question’s (issue 
       scores.get('Untracked files are listed by the status command when asked.')! + 0.2,
     );
   });
+
+  it('ranks the passage that sets two symbols side by side above an example that only shows both in code', () => {
+    // m4's "Special arguments to macros": the answer names $* in its prose, the example only in code.
+    const text = [
+      '# Special arguments',
+      'Often each argument should be quoted, and the notation `$@` handles that. It is just like `$*`, except that it quotes each argument.',
+      "Where did the quotes go? They were eaten. To show the difference in a macro body, try\n\n```\ndefine(`echo1', `$*')\ndefine(`echo2', `$@')\n```",
+    ].join('\n\n');
+    const scores = scored('What is the difference between $* and $@ in a macro body?', text);
+    expect(
+      scores.get(
+        'Often each argument should be quoted, and the notation `$@` handles that. It is just like `$*`, except that it quotes each argument.',
+      ),
+    ).toBeGreaterThan(
+      scores.get('Where did the quotes go? They were eaten. To show the difference in a macro body, try')!,
+    );
+  });
+
+  it('answers "what does -n do?" with the entry headed by -n, not the synopsis that lists it', () => {
+    const source: SourceText = {
+      ...page(
+        [
+          '# git-clean(1) Manual Page',
+          '## NAME',
+          'git-clean - Remove untracked files from the working tree',
+          '## SYNOPSIS',
+          '```\ngit clean [-d] [-f] [-i] [-n] [-q] [-e <pattern>]\n```',
+          '## OPTIONS',
+          '##### -n, --dry-run',
+          'Don’t actually remove anything, just show what would be done.',
+          '## CONFIGURATION',
+          '##### clean.requireForce',
+          'A boolean to make git-clean do nothing unless given -f, -i or -n. Defaults to true.',
+        ].join('\n\n'),
+      ),
+      title: 'git-clean(1)',
+    };
+    const blocks = blocksOf(source);
+    const passages = passagesOf(source, blocks);
+    const scores = scorePassages(profileQuestion('What does git clean -n do?'), source, blocks, passages, 1);
+    const best = passages[scores.indexOf(scores.reduce((a, b) => (b.score > a.score ? b : a)))]!;
+    expect(best.text).toBe('Don’t actually remove anything, just show what would be done.');
+  });
 });

@@ -1,4 +1,4 @@
-import { synonymStems } from '../../shared/terms.ts';
+import { isSymbolTerm, synonymStems } from '../../shared/terms.ts';
 import { coverage, definesSubject, mentionsSubject, type QuestionProfile, stems } from '../relevance.ts';
 import type { SourceText } from '../research-types.ts';
 import { lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
@@ -87,6 +87,26 @@ function showsHow(passage: Passage, blocks: readonly Block[]): boolean {
   );
 }
 
+/** Words that set one thing beside another. */
+const COMPARING =
+  /\b(?:like|unlike|except|whereas|instead of|rather than|differ(?:s|ent|ence)?|equivalent|same as|compared)\b/i;
+
+/**
+ * True when a comparison's passage sets the two things it asks about side by side in its own prose
+ * ("the notation `$@` … is just like `$*`, except that…"), not only in its code: it tells one from the
+ * other.
+ */
+function contrasts(profile: QuestionProfile, text: string): boolean {
+  if (profile.kind !== 'comparison' || profile.subjects.length !== 2) return false;
+  const proseText = text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+  if (!COMPARING.test(proseText)) return false;
+  const prose = new Set(stems(proseText));
+  return profile.subjects.every((subject) => {
+    const wanted = stems(subject);
+    return wanted.length > 0 && wanted.every((term) => prose.has(term));
+  });
+}
+
 export interface PassageScore {
   score: number;
   /** The passage defines what a "what is" question asks about. */
@@ -132,6 +152,7 @@ export function scorePassages(
   const asQuestionWords = (tokens: string[]) =>
     standsFor.size === 0 ? tokens : tokens.map((token) => standsFor.get(token) ?? token);
   const wanted = new Set(profile.terms);
+  const symbols = new Set(profile.terms.filter(isSymbolTerm));
   const titled = Math.max(titledFor(profile, source.title), coverage(profile, new Set(stems(source.title))));
   // Where the page's lead ends: its first section heading below the page's own.
   const firstSection = blocks.findIndex(
@@ -142,11 +163,16 @@ export function scorePassages(
   const relevance = (source.relevance ?? 0.5) * (iteration === 1 ? 1 : 0.6);
   return passages.map((passage) => {
     const tokens = asQuestionWords(stems(passage.text));
-    const words = withCompounds(new Set(tokens), profile);
-    const own = weightedCoverage(weights, words);
-    const heading = lastHeading(passage.headings);
     // The section's own headings (below the page's, which every passage of the page shares).
     const path = passage.headings.split(' › ');
+    const opensSection = blocks[passage.first - 1]?.kind === 'heading';
+    // The entry of the symbol the question names ("-n, --dry-run" on git-clean's page for "What does
+    // git clean -n do?"): its term and its page are what its text is about, though it repeats neither.
+    const entry = passage.wholeSection || opensSection ? stems(path.at(-1) ?? '') : [];
+    const entryOf = entry.some((term) => symbols.has(term));
+    const words = withCompounds(new Set(entryOf ? [...tokens, ...entry, ...stems(source.title)] : tokens), profile);
+    const own = weightedCoverage(weights, words);
+    const heading = lastHeading(passage.headings);
     // A page's lead stands under the page's own heading (or title): that says what it is about.
     const sectionPath = path.length > 1 ? path.slice(1).slice(-2) : [path[0] || source.title];
     const headingWords = withCompounds(new Set(asQuestionWords(stems(sectionPath.join(' ')))), profile);
@@ -154,19 +180,20 @@ export function scorePassages(
     const combined = weightedCoverage(weights, new Set([...words, ...headingWords]));
     if (own === 0 && named === 0) return { score: 0, definition: false, titleBonus: 0 };
     const firstBlock = blocks[passage.first]!;
-    // A definition says what the subject is, or opens the section named for it (a glossary entry).
-    const opensSection = blocks[passage.first - 1]?.kind === 'heading';
+    // A definition says what the subject is, or opens the section named for it (a glossary entry, a
+    // symbol's entry).
     const definition =
       profile.kind === 'definition' &&
       (definesSubject(profile, firstBlock.text.replace(/[`*_]/g, '')) ||
-        ((passage.wholeSection || opensSection) && namesSubject(profile, heading)));
+        ((passage.wholeSection || opensSection) && namesSubject(profile, heading)) ||
+        entryOf);
     let score =
       0.6 * combined +
       0.4 * own +
       HEADING_WEIGHT * named +
       PROXIMITY_WEIGHT * proximity(tokens, wanted) +
       SEARCH_WEIGHT * relevance;
-    if (definition) score += DEFINITION_WEIGHT;
+    if (definition || contrasts(profile, passage.text)) score += DEFINITION_WEIGHT;
     else if (asksHow(profile) && own >= 0.5 && showsHow(passage, blocks)) score += KIND_WEIGHT;
     if (mentionsSubject(profile, passage.text) || mentionsSubject(profile, heading)) score += 0.1;
     const lead = firstSection === -1 || passage.first < firstSection;

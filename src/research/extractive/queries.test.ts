@@ -15,6 +15,15 @@ describe('searching as users type (issue 42)', () => {
     expect(queryTerms('$@ 10.0.0.1 .PHONY')).toEqual(expect.arrayContaining(symbolTerms('$@ 10.0.0.1 .PHONY')));
     expect(symbolTerms('$@ 10.0.0.1 .PHONY -F')).toHaveLength(4);
     expect(symbolTerms('Use e.g. this, or the end.')).toEqual([]);
+    // Quoted as code, or ending a sentence, a symbol is still itself; a symbol of one mark keeps it.
+    expect(symbolTerms('It is just like `$*`, except `-n`. Or ‘--dry-run’; or $@.')).toEqual(
+      symbolTerms('$* -n --dry-run $@'),
+    );
+    expect(symbolTerms('Then $? is set.')).toEqual(symbolTerms('$?'));
+    // An option headed with its value or its negation is the option a user asks about.
+    expect(symbolTerms('--format=<format>, --inspect[=[host:]port], --[no-]verify')).toEqual(
+      symbolTerms('--format --inspect --verify --no-verify'),
+    );
   });
 
   it('searches a long question with pasted code by its most distinctive terms, never not at all', () => {

@@ -16,8 +16,10 @@ import { sketchOf } from './duplicates.ts';
  *      reStructuredText and AsciiDoc with their headings; man pages; a PDF's pages under their numbers.
  *   4: terms in a row that share one description (Texinfo's `@deffnx`) are one passage with it; the
  *      first of them was dropped as a heading with nothing under it.
+ *   5: a symbol quoted as code and followed by punctuation ("`$*`,", "`-n`.") is searchable as itself;
+ *      the punctuation was read as part of it.
  */
-export const READER_VERSION = 4;
+export const READER_VERSION = 5;
 
 /** A file as the index stores it: its title, its text's length, its passages, whether it is navigation, its sketch. */
 export interface ReadDocument {
