@@ -60,4 +60,25 @@ describe('the answer outline (issue 42)', () => {
       'git-reset(1) › EXAMPLES › Undo a commit',
     );
   });
+
+  it('opens the answer with the passage that defines what is asked about, when the best only shows it in use', () => {
+    const page = (id: string, start: number, score: number, definition: boolean): Note => ({
+      ...note(id, 'git-push(1) Manual Page › OPTIONS › --force-with-lease', score),
+      url: 'file:///docs/git-push.html',
+      title: 'git-push(1)',
+      text: `Passage ${id} of the entry.`,
+      start,
+      end: start + 50,
+      ...(definition ? { definition: true } : {}),
+    });
+    // An example further down the entry, bridged with the block after it, scores a little higher.
+    const example = page('example', 3000, 1.92, false);
+    const entry = page('entry', 100, 1.91, true);
+    const outline = answerOutline(
+      'What does git push --force-with-lease do?',
+      [example, entry],
+      DEFAULT_RESEARCH_SETTINGS,
+    );
+    expect(outline.sections[0]?.noteIds).toEqual(['entry', 'example']);
+  });
 });

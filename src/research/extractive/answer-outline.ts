@@ -184,7 +184,13 @@ export function answerOutline(title: string, notes: readonly Note[], settings: R
     // (A definition is the answer to "what is": another part of the page defines something else.)
     if (ratio >= ANSWER_FLOOR && (samePart(note, best) || !best.definition)) chosen.push(note);
   }
-  // The best first, then the rest in the page's order.
+  // The best first (or the passage that defines what the question asks about, when the best only
+  // shows it in use), then the rest in the page's order.
+  const defining = best.definition ? undefined : chosen.find((note) => note.definition);
+  if (defining) {
+    chosen.splice(chosen.indexOf(defining), 1);
+    chosen.unshift(defining);
+  }
   chosen.splice(1, chosen.length - 1, ...chosen.slice(1).sort((a, b) => (a.start ?? 0) - (b.start ?? 0)));
   // The page's own summary of itself (a manual page's NAME line, a module's opening sentence), when
   // the answer is elsewhere on the page, opens the answer: what the page is, then what it says.

@@ -75,3 +75,17 @@ export function isCaveat(block: TiedBlock): boolean {
 export function hasCallouts(block: TiedBlock): boolean {
   return block.kind === 'code' && /<\d+>|\(\d+\)\s*$/m.test(block.text);
 }
+
+/**
+ * A paragraph that only dates what follows it ("Added in: v6.3.0", "Added in: v14.18.0, v12.22.0"),
+ * as API references head their entries: it says nothing on its own, so it is never quoted alone.
+ * (A stamp that closes an entry, as Python's "New in version 3.2.", says so in a sentence.)
+ */
+export function isStamp(block: TiedBlock): boolean {
+  return (
+    block.kind === 'paragraph' &&
+    /^(?:Added in|Deprecated since|Removed in|Since):\s*v?\d+(?:\.\d+)*(?:,\s*v?\d+(?:\.\d+)*)*$/i.test(
+      block.text.trim(),
+    )
+  );
+}

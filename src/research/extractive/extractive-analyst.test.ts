@@ -145,6 +145,49 @@ describe('the extractive analyst', () => {
     expect(overview[0]!.text).toContain('enables compiling and running code');
   });
 
+  it('never opens an answer with a lead-in that announces a list (it is no summary)', async () => {
+    // m4's "Operation modes": the page opens on a lead-in; the answer is the fourth entry.
+    const modes = source(
+      'file:///docs/m4/Operation-modes.html',
+      'Operation modes (GNU M4 macro processor)',
+      [
+        '### 2.1 Command line options for operation modes',
+        'Several options control the overall operation of `m4`:',
+        '##### `--help`',
+        'Print a help summary on standard output, then immediately exit `m4` without reading any input files.',
+        '##### `--version`',
+        'Print the version number of the program on standard output, then immediately exit `m4`.',
+        '##### `-P`',
+        '##### `--prefix-builtins`',
+        'Internally modify all builtin macro names so they all start with the prefix `m4_`.',
+      ].join('\n\n'),
+    );
+    const { notes, overview } = await overviewOf('What does m4 -P do?', [modes]);
+    expect(overview.map((note) => note.text).join('\n')).toContain('Internally modify all builtin macro names');
+    // On the whole page the lead-in then brought only the first entry, above the answer.
+    expect(notes.filter((note) => note.summary)).toEqual([]);
+  });
+
+  it('takes no method’s description for the page’s summary when what was read starts at the method', async () => {
+    const perf: SourceText = {
+      ...source(
+        'file:///docs/api/perf_hooks.html',
+        'Performance measurement APIs',
+        [
+          '#### `performance.toJSON()`',
+          'An object which is JSON representation of the `performance` object. It is similar to `window.performance.toJSON` in browsers.',
+          '#### `performance.now()`',
+          'Returns the current high resolution millisecond timestamp, where 0 represents the start of the current `node` process.',
+        ].join('\n\n'),
+      ),
+      headings: 'Performance measurement APIs › perf_hooks.performance',
+      // Far from the document's start, as a search reads a long page.
+      offset: 41_000,
+    };
+    const notes = await notesOf('How do I time how long a piece of code takes with high precision?', perf);
+    expect(notes.filter((note) => note.summary)).toEqual([]);
+  });
+
   it('never opens an answer with a preface that does not name the page (it is no summary)', async () => {
     const architecture = source(
       'file:///docs/ARCHITECTURE.md',

@@ -273,13 +273,17 @@ const SUMMARY_CHARS = 320;
 
 /**
  * A page's own summary of itself: its first paragraph of six words or more, short and near the
- * document's start or near its first heading (a manual page's NAME line, a module page's opening
+ * document's start or near the page's own heading (a manual page's NAME line, a module page's opening
  * sentence after the site's menu), if it names the page (a word of its title); null when the page
  * has none in what was read.
  */
 function pageSummary(source: SourceText, blocks: readonly Block[], passages: readonly Passage[]): Passage | null {
+  // The page's own heading, not the first heading of what a search read of it ("Performance
+  // measurement APIs › performance.toJSON()": the paragraph under it describes one method).
   const heading = blocks.find((block) => block.kind === 'heading');
-  const anchors = [0, heading ? documentRange(source, heading).start : 0];
+  const path = heading?.headings.split(' › ') ?? [];
+  const pageHeading = heading && (path.length === 1 || path.at(-1) === source.title);
+  const anchors = [0, pageHeading ? documentRange(source, heading).start : 0];
   const index = blocks.findIndex((block) => {
     if (block.kind !== 'paragraph' || block.text.split(/\s+/).length < 6) return false;
     const start = documentRange(source, block).start;
@@ -288,6 +292,8 @@ function pageSummary(source: SourceText, blocks: readonly Block[], passages: rea
   if (index === -1) return null;
   const block = blocks[index]!;
   if (block.end - block.start > SUMMARY_CHARS) return null;
+  // A lead-in ("Several options control the overall operation of `m4`:") announces a list; it sums nothing up.
+  if (/:\s*$/.test(block.text)) return null;
   // A summary names what the page is about; a preface ("This is the map of the code…") does not.
   const named = new Set(stems(block.text));
   if (!stems(source.title).some((word) => named.has(word))) return null;

@@ -83,4 +83,22 @@ describe('passage ranking with the manual’s words for the question’s (issue 
     const best = passages[scores.indexOf(scores.reduce((a, b) => (b.score > a.score ? b : a)))]!;
     expect(best.text).toBe('Don’t actually remove anything, just show what would be done.');
   });
+
+  it('never quotes the version stamp that heads an API entry on its own', () => {
+    const text = [
+      '#### `--inspect[=[host:]port]`',
+      'Added in: v6.3.0',
+      'Activate inspector on `host:port`. Default is `127.0.0.1:9229`.',
+      'New in version 3.2 of the inspector protocol, the port may be 0.',
+    ].join('\n\n');
+    const scores = scored('What does node --inspect do?', text);
+    const source = page(text);
+    const blocks = blocksOf(source);
+    const passages = passagesOf(source, blocks);
+    const each = scorePassages(profileQuestion('What does node --inspect do?'), source, blocks, passages, 1);
+    expect(each[passages.findIndex((passage) => passage.text === 'Added in: v6.3.0')]?.score).toBe(0);
+    expect(scores.get('Activate inspector on `host:port`. Default is `127.0.0.1:9229`.')).toBeGreaterThan(0);
+    // A stamp in a sentence is a sentence.
+    expect(scores.get('New in version 3.2 of the inspector protocol, the port may be 0.')).toBeGreaterThan(0);
+  });
 });

@@ -1,6 +1,7 @@
 import { isSymbolTerm, synonymStems } from '../../shared/terms.ts';
 import { coverage, definesSubject, mentionsSubject, type QuestionProfile, stems } from '../relevance.ts';
 import type { SourceText } from '../research-types.ts';
+import { isStamp } from './block-ties.ts';
 import { lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
 import { type Block, PASSAGE_CHARS, type Passage } from './passages.ts';
 
@@ -170,7 +171,9 @@ export function scorePassages(
     // git clean -n do?"): its term and its page are what its text is about, though it repeats neither.
     const entry = passage.wholeSection || opensSection ? stems(path.at(-1) ?? '') : [];
     const entryOf = entry.some((term) => symbols.has(term));
-    const words = withCompounds(new Set(entryOf ? [...tokens, ...entry, ...stems(source.title)] : tokens), profile);
+    // Read as the reader reads it: the page, the term, then what the term does.
+    const read = entryOf ? [...stems(source.title), ...entry, ...tokens] : tokens;
+    const words = withCompounds(new Set(read), profile);
     const own = weightedCoverage(weights, words);
     const heading = lastHeading(passage.headings);
     // A page's lead stands under the page's own heading (or title): that says what it is about.
@@ -178,7 +181,9 @@ export function scorePassages(
     const headingWords = withCompounds(new Set(asQuestionWords(stems(sectionPath.join(' ')))), profile);
     const named = Math.max(weightedCoverage(weights, headingWords) * 0.6, namedBy(profile, heading));
     const combined = weightedCoverage(weights, new Set([...words, ...headingWords]));
-    if (own === 0 && named === 0) return { score: 0, definition: false, titleBonus: 0 };
+    // A version stamp alone ("Added in: v6.3.0") says nothing: it is quoted only with what it dates.
+    const dated = blocks.slice(passage.first, passage.last + 1).every(isStamp);
+    if ((own === 0 && named === 0) || dated) return { score: 0, definition: false, titleBonus: 0 };
     const firstBlock = blocks[passage.first]!;
     // A definition says what the subject is, or opens the section named for it (a glossary entry, a
     // symbol's entry).
@@ -191,7 +196,7 @@ export function scorePassages(
       0.6 * combined +
       0.4 * own +
       HEADING_WEIGHT * named +
-      PROXIMITY_WEIGHT * proximity(tokens, wanted) +
+      PROXIMITY_WEIGHT * proximity(read, wanted) +
       SEARCH_WEIGHT * relevance;
     if (definition || contrasts(profile, passage.text)) score += DEFINITION_WEIGHT;
     else if (asksHow(profile) && own >= 0.5 && showsHow(passage, blocks)) score += KIND_WEIGHT;
