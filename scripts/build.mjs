@@ -3,11 +3,18 @@
 // (prepare), `npm test` and `npm pack`; the tests run it again with `--no-types` (vitest's global
 // setup), so the command they spawn is always built from the sources they test.
 //
-// Each entry is an ES module bundle of Quarry's own code (split where the code imports a part of
-// itself dynamically: the database drivers, the server); every package stays external and is
-// loaded from node_modules exactly as the sources load it, so the build cannot disagree with the
-// sources about a dependency's exports. The check at the end fails the build when it imports a
-// package that an install would not have.
+// Each entry is an ES module bundle of Quarry's own code, split where the code imports a part of
+// itself dynamically (the database drivers, the server, each command's services). The library
+// (`quarry/langgraph`) keeps every package external: an application brings its own. The command
+// carries zod and the packages that take zod schemas from Quarry's code (Hono's OpenAPI routes, the
+// AI SDK, the MCP SDK), with what they import that Quarry does not: loaded as one bundle, zod starts
+// in half the time its hundred files take, and they must share one copy of it (a schema made by one
+// copy has no `.openapi()` that another copy's plug-in added). It also carries commander and the
+// OpenTelemetry API, which every command loads; the API's state lives in a process-wide registry
+// that every copy of its version shares, so the SDK, loaded from node_modules, meets this copy
+// there. pg, which a command on PostgreSQL loads, goes with them: the command's code alone uses it.
+// Every other dependency is external, one copy shared by everything that imports it. The check at
+// the end fails the build when it imports a package that an install would not have.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
@@ -28,6 +35,39 @@ const common = {
   metafile: true,
 };
 
+/** The dependencies the command carries in its bundle (see the top of this file). */
+const bundledInCommand = new Set([
+  'commander',
+  '@opentelemetry/api',
+  'zod',
+  '@hono/zod-openapi',
+  'ai',
+  '@ai-sdk/anthropic',
+  '@ai-sdk/openai',
+  '@ai-sdk/openai-compatible',
+  '@modelcontextprotocol/sdk',
+  'pg',
+]);
+
+/** Optional packages a bundled one asks for only when told to: pg's native bindings (`pg.native`). */
+const optionalAbsent = new Set(['pg-native']);
+
+/**
+ * Quarry's own dependencies are bundled when `bundled` names them and external otherwise (one copy,
+ * shared); a package that is none of them is reached only through a bundled one, and goes with it.
+ */
+const bundling = (bundled) => ({
+  name: 'bundle-only',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || builtinModules.includes(args.path)) return { external: true };
+      const name = packageOf(args.path);
+      if (optionalAbsent.has(name)) return { path: args.path, external: true };
+      return installed.has(name) && !bundled.has(name) ? { path: args.path, external: true } : undefined;
+    });
+  },
+});
+
 /** The package a bare import names (`@scope/name/sub` → `@scope/name`). */
 function packageOf(specifier) {
   const parts = specifier.split('/');
@@ -45,6 +85,7 @@ function checkImports(metafile) {
     for (const { path, external } of imports) {
       if (!external || path.startsWith('node:') || builtinModules.includes(path)) continue;
       const name = packageOf(path);
+      if (optionalAbsent.has(name)) continue;
       if (!installed.has(name)) problems.push(`${output} imports ${path}, which is not a dependency`);
       else if (!manifest.peerDependencies?.[name]) {
         try {
@@ -81,6 +122,12 @@ for (const folder of ['dist/cli', 'dist/langgraph']) rmSync(folder, { recursive:
 const results = await Promise.all([
   build({
     ...common,
+    packages: undefined,
+    plugins: [bundling(bundledInCommand)],
+    // Bundled CommonJS (commander, ajv) requires Node's built-ins: an ES module has no require of its own.
+    banner: {
+      js: "import { createRequire as quarryCreateRequire } from 'node:module'; const require = quarryCreateRequire(import.meta.url);",
+    },
     entryPoints: {
       main: 'src/cli/main.ts',
       // Started as worker threads by the indexer's extract pool, which finds it beside itself.

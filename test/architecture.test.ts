@@ -55,6 +55,46 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * What loading `file` loads: the modules and packages it imports with a value (never `import type`,
+ * never `import()`, which loads only when it runs), and theirs, transitively.
+ */
+function loadedAtStart(file: string): { modules: Set<string>; packages: Set<string> } {
+  const modules = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (path: string) => {
+    if (modules.has(path)) return;
+    modules.add(path);
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest);
+    for (const statement of source.statements) {
+      const specifier =
+        ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly
+          ? statement.moduleSpecifier
+          : ts.isExportDeclaration(statement) && !statement.isTypeOnly
+            ? statement.moduleSpecifier
+            : undefined;
+      if (!specifier || !ts.isStringLiteral(specifier)) continue;
+      // `import { type A, type B } from …` loads nothing either.
+      const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
+      const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+      if (
+        clause &&
+        !clause.name &&
+        bindings &&
+        ts.isNamedImports(bindings) &&
+        bindings.elements.length > 0 &&
+        bindings.elements.every((element) => element.isTypeOnly)
+      )
+        continue;
+      const name = specifier.text;
+      if (name.startsWith('.')) visit(resolve(dirname(path), name));
+      else if (!name.startsWith('node:')) packages.add(name);
+    }
+  };
+  visit(file);
+  return { modules, packages };
+}
+
 describe('source architecture', () => {
   const graph = importGraph();
 
@@ -116,6 +156,22 @@ describe('source architecture', () => {
       'server/wire.ts (types)',
       'shared/events.ts',
       'shared/streamed-text.ts',
+    ]);
+  });
+
+  it('starts the command with commander alone: what a command runs loads when it runs', () => {
+    // `quarry --help` and a mistyped command read no configuration, open no store and load no
+    // schemas; `quarry ls` loads the store and its service, never the research workflow or the
+    // indexer (bench/cli-start.ts). A command reaches its work through import() in its action.
+    const { modules, packages } = loadedAtStart(join(src, 'cli/main.ts'));
+    expect([...packages].sort()).toEqual(['commander']);
+    const outside = [...modules].map((path) => relative(src, path)).filter((path) => !path.startsWith('cli/'));
+    expect(outside.sort()).toEqual([
+      '../package.json',
+      'config/version.ts',
+      'shared/errors.ts',
+      'shared/step-kinds.ts',
+      'store/store-entities.ts',
     ]);
   });
 

@@ -1,10 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
-import {
-  type IndexFoldersOptions,
-  type IndexReport,
-  indexFolders,
-} from '../providers/search/local-corpus/index-folders.ts';
+import type { IndexFoldersOptions, IndexReport } from '../providers/search/local-corpus/index-folders.ts';
 import { invalidInput, QuarryError } from '../shared/errors.ts';
 import type { Corpus } from '../store/store.ts';
 
@@ -156,12 +152,15 @@ export interface DocumentIndexer {
 }
 
 /** Indexes in the caller's time: `ensure` returns when done. */
+/** The indexer (extraction, every document reader) loads when a folder is indexed, not with the service. */
+const loadIndexer = () => import('../providers/search/local-corpus/index-folders.ts');
+
 export function foregroundIndexer(store: Corpus): DocumentIndexer {
   let last: IndexReport | null = null;
   return {
     async ensure(folders, options = {}) {
       if (folders.length === 0) return null;
-      last = await indexFolders(store, folders, options);
+      last = await (await loadIndexer()).indexFolders(store, folders, options);
       return last;
     },
     async ready() {},
@@ -186,7 +185,7 @@ export function backgroundIndexer(store: Corpus, log: (message: string) => void 
             if (stopping.signal.aborted) return;
             status.state = 'indexing';
             status.folders = [folder];
-            status.lastReport = await indexFolders(store, [folder], {
+            status.lastReport = await (await loadIndexer()).indexFolders(store, [folder], {
               signal: stopping.signal,
               onProgress: (progress) => {
                 status.done = progress.done;

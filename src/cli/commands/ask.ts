@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 
 export function registerAsk(program: Command, runtime: CliRuntime, setExitCode: (code: number) => void): void {
@@ -11,7 +10,9 @@ export function registerAsk(program: Command, runtime: CliRuntime, setExitCode: 
     .argument('<text>', 'the question, or the answer ("approve", or feedback)')
     .option('--detach', 'queue it for a worker instead of running it here')
     .action(async (id: string, text: string, options: { detach?: boolean }) => {
-      const { resolveSessionId, askSession, runInForeground } = await services();
+      const { resolveSessionId } = await import('../../service/session-queries.ts');
+      const { askSession } = await import('../../service/start-research.ts');
+      const { runInForeground } = await import('../foreground.ts');
       const context = await runtime.openRunner();
       const sessionId = await resolveSessionId(context, id);
       // A follow-up's run remembers this command's trace (when tracing is on), as `quarry run`'s does.

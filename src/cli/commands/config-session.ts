@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 
 /** `key=value`: the value as JSON when it reads as JSON (numbers, true, lists), else as text; `key=` unsets it. */
@@ -27,7 +26,8 @@ export function registerConfigSession(program: Command, runtime: CliRuntime): vo
     .argument('<id>', 'session id or unique prefix')
     .argument('[settings...]', 'key=value pairs; key= goes back to the default')
     .action(async (id: string, assignments: string[]) => {
-      const { resolveSessionId, updateSession } = await services();
+      const { resolveSessionId } = await import('../../service/session-queries.ts');
+      const { updateSession } = await import('../../service/session-settings.ts');
       const context = await runtime.open();
       const sessionId = await resolveSessionId(context, id);
       const settings = Object.fromEntries(assignments.map(parseAssignment));

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { parseWholeNumber } from '../parse-options.ts';
 
@@ -17,7 +16,9 @@ export function registerFork(program: Command, runtime: CliRuntime, setExitCode:
     )
     .option('--run', 'run the fork now')
     .action(async (id: string, options: { from?: string; turn?: string; run?: boolean }) => {
-      const { forkSession, resolveSessionId, runInForeground } = await services();
+      const { forkSession } = await import('../../service/session-control.ts');
+      const { resolveSessionId } = await import('../../service/session-queries.ts');
+      const { runInForeground } = await import('../foreground.ts');
       const turn = parseWholeNumber(options.turn, '--turn', 1, 1_000_000);
       if (options.from === undefined && turn === undefined)
         throw invalidInput('--from', 'say where the fork starts: --from <step-key|phase>, --turn <n>, or both');

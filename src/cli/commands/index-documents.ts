@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { IndexReport } from '../../providers/search/local-corpus/index-folders.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine } from '../output.ts';
 
 function printReport(runtime: CliRuntime, report: IndexReport, folder?: string): void {
@@ -24,7 +23,8 @@ export function registerIndex(program: Command, runtime: CliRuntime): void {
     .argument('<folders...>', 'folders to index')
     .option('--watch', 'then keep them indexed: index a folder again whenever its files change, until Ctrl-C')
     .action(async (folders: string[], options: { watch?: boolean }) => {
-      const { existingFolder, indexProgress } = await services();
+      const { existingFolder } = await import('../../service/document-folders.ts');
+      const { indexProgress } = await import('../progress-bar.ts');
       const context = await runtime.open();
       const progress = indexProgress(runtime);
       const report = await context.indexer.ensure(

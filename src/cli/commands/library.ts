@@ -3,7 +3,6 @@ import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine } from '../output.ts';
 
 function size(bytes: number): string {
@@ -22,7 +21,7 @@ export function registerLibrary(program: Command, runtime: CliRuntime): void {
     )
     .argument('<files...>', 'the files to add')
     .action(async (files: string[]) => {
-      const { addToLibrary, discardIncoming, incomingFolder } = await services();
+      const { addToLibrary, discardIncoming, incomingFolder } = await import('../../service/library.ts');
       const context = await runtime.open();
       const owner = context.store.ownerId;
       for (const file of files)
@@ -48,7 +47,7 @@ export function registerLibrary(program: Command, runtime: CliRuntime): void {
     .command('ls')
     .description('list your library, newest first')
     .action(async () => {
-      const { listLibrary } = await services();
+      const { listLibrary } = await import('../../service/library.ts');
       const context = await runtime.open();
       const documents = await listLibrary({ corpus: context.admin, config: context.config }, context.store.ownerId);
       if (runtime.json) return printJson({ documents });
@@ -61,7 +60,7 @@ export function registerLibrary(program: Command, runtime: CliRuntime): void {
     .description('remove documents from your library, and their passages from the index')
     .argument('<ids...>', 'document ids (as quarry docs ls shows them, with or without library/)')
     .action(async (ids: string[]) => {
-      const { removeFromLibrary } = await services();
+      const { removeFromLibrary } = await import('../../service/library.ts');
       const context = await runtime.open();
       for (const id of ids) {
         const plain = id.replace(/^library\//, '');

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { invalidInput } from '../../shared/errors.ts';
-import { type SessionStatus, sessionStatuses } from '../../store/store.ts';
+import { type SessionStatus, sessionStatuses } from '../../store/store-entities.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
 
 function parseStatuses(value: string | undefined): SessionStatus[] | undefined {
@@ -32,7 +31,7 @@ export function registerLs(program: Command, runtime: CliRuntime): void {
     .option('--search <text>', 'only sessions whose title, question, report or answers contain the text')
     .option('--limit <n>', 'how many to show (1-500)', '50')
     .action(async (options: { status?: string; search?: string; limit?: string }) => {
-      const { listSessions } = await services();
+      const { listSessions } = await import('../../service/list-sessions.ts');
       const context = await runtime.open();
       const page = await listSessions(context, {
         status: parseStatuses(options.status),

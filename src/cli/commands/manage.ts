@@ -2,7 +2,6 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { exitCodes } from '../error-to-exit-code.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 
 async function confirm(question: string): Promise<boolean> {
@@ -23,7 +22,7 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
     .argument('<id>', 'session id or unique prefix')
     .argument('<title>', 'the new title')
     .action(async (id: string, title: string) => {
-      const { renameSession, resolveSessionId } = await services();
+      const { renameSession, resolveSessionId } = await import('../../service/session-queries.ts');
       const context = await runtime.open();
       const session = await renameSession(context, { sessionId: await resolveSessionId(context, id), title });
       if (runtime.json) printJson(session);
@@ -37,7 +36,7 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--force', 'delete running sessions too, stopping them first')
     .action(async (ids: string[], options: { yes?: boolean; force?: boolean }) => {
-      const { deleteSession, resolveSessionId } = await services();
+      const { deleteSession, resolveSessionId } = await import('../../service/session-queries.ts');
       const context = await runtime.open();
       const resolved = [];
       for (const id of ids) resolved.push(await resolveSessionId(context, id));
@@ -61,7 +60,8 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
     .description('stop a running session (it can be resumed later)')
     .argument('<id>', 'session id or unique prefix')
     .action(async (id: string) => {
-      const { stopSession, resolveSessionId } = await services();
+      const { stopSession } = await import('../../service/session-control.ts');
+      const { resolveSessionId } = await import('../../service/session-queries.ts');
       const context = await runtime.open();
       const sessionId = await resolveSessionId(context, id);
       const result = await stopSession(context, { sessionId });
@@ -85,7 +85,7 @@ export function registerManage(program: Command, runtime: CliRuntime, setExitCod
     .option('--include-interrupted', 'also delete interrupted sessions (they could still be resumed)')
     .option('-y, --yes', 'do not ask for confirmation')
     .action(async (options: { olderThan: string; includeInterrupted?: boolean; yes?: boolean }) => {
-      const { collectGarbage } = await services();
+      const { collectGarbage } = await import('../../service/session-queries.ts');
       const context = await runtime.open();
       const request = { olderThan: options.olderThan, includeInterrupted: options.includeInterrupted };
       const { deleted: matching } = await collectGarbage(context, { ...request, dryRun: true });

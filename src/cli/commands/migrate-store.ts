@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine } from '../output.ts';
 
 export function registerMigrateStore(program: Command, runtime: CliRuntime): void {
@@ -9,7 +8,8 @@ export function registerMigrateStore(program: Command, runtime: CliRuntime): voi
     .description('copy every session and user from this store (--db / QUARRY_DB) to another one, such as PostgreSQL')
     .requiredOption('--to <path|postgres-url>', 'the target store (created and migrated if new)')
     .action(async (options: { to: string }) => {
-      const { migrateStore, openStore } = await services();
+      const { migrateStore } = await import('../../service/migrate-store.ts');
+      const { openStore } = await import('../../store/open-store.ts');
       const context = await runtime.open();
       const target = await openStore({ db: options.to });
       try {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { collect } from '../parse-options.ts';
 
 export function registerResume(program: Command, runtime: CliRuntime, setExitCode: (code: number) => void): void {
@@ -18,7 +17,9 @@ export function registerResume(program: Command, runtime: CliRuntime, setExitCod
         id: string,
         options: { from?: string; force?: boolean; docs?: string[]; search?: string[]; replaceSources?: boolean },
       ) => {
-        const { planResume, resolveSessionId, runInForeground } = await services();
+        const { planResume } = await import('../../service/session-control.ts');
+        const { resolveSessionId } = await import('../../service/session-queries.ts');
+        const { runInForeground } = await import('../foreground.ts');
         const context = await runtime.openRunner();
         const sessionId = await resolveSessionId(context, id);
         const plan = await planResume(context, { sessionId, ...options });

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
 import { exitCodes } from '../error-to-exit-code.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
 
@@ -70,7 +69,10 @@ async function runCommand(
   settings: Record<string, unknown>,
   setExitCode: (code: number) => void,
 ): Promise<void> {
-  const { indexProgress, planResume, queueResume, runInForeground, startResearch } = await services();
+  const { indexProgress } = await import('../progress-bar.ts');
+  const { planResume, queueResume } = await import('../../service/session-control.ts');
+  const { runInForeground } = await import('../foreground.ts');
+  const { startResearch } = await import('../../service/start-research.ts');
   const progress = indexProgress(runtime);
   const { session, index, created } = await startResearch(
     context,

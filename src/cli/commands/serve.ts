@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { collect, parseWholeNumber } from '../parse-options.ts';
 
 export function registerServe(program: Command, runtime: CliRuntime): void {
@@ -25,7 +24,9 @@ export function registerServe(program: Command, runtime: CliRuntime): void {
         concurrency: string;
         watch?: boolean;
       }) => {
-        const { packageRoot, checkWebProvider, announceServer } = await services();
+        const { packageRoot } = await import('../../config/package-root.ts');
+        const { checkWebProvider } = await import('../../providers/search/create-search-providers.ts');
+        const { announceServer } = await import('../running-servers.ts');
         const port = parseWholeNumber(options.port, '--port', 0, 65535);
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64);
         const { processLog } = await import('../../config/log.ts');

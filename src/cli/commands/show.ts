@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { Ledger } from '../../research/ledger.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { formatTable, printJson, printLine, progressText, relativeTime, shortId } from '../output.ts';
 
 function formatDuration(step: { startedAt: number; endedAt: number | null }): string {
@@ -26,17 +25,10 @@ export function registerShow(program: Command, runtime: CliRuntime): void {
     .option('--claims', 'every claim of the latest report and how it fared against its sources')
     .action(
       async (id: string, options: { steps?: boolean; prompts?: boolean; sources?: boolean; claims?: boolean }) => {
-        const {
-          displayLocation,
-          clarifyingQuestionsOf,
-          clarifyingText,
-          conversationWithExchanges,
-          outlineOf,
-          outlineText,
-          listSessionSteps,
-          resolveSessionId,
-          showSession,
-        } = await services();
+        const { displayLocation } = await import('../../research/citations.ts');
+        const { clarifyingQuestionsOf, clarifyingText } = await import('../../research/clarify.ts');
+        const { conversationWithExchanges, outlineOf, outlineText } = await import('../../service/outline-question.ts');
+        const { listSessionSteps, resolveSessionId, showSession } = await import('../../service/session-queries.ts');
         const context = await runtime.open();
         const view = await showSession(context, await resolveSessionId(context, id));
         // A LangGraph thread has no journal of Quarry's: its graph's checkpoints say where it stands.

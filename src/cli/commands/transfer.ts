@@ -3,7 +3,6 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { invalidInput } from '../../shared/errors.ts';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { printJson, printLine, shortId } from '../output.ts';
 import { parseWholeNumber } from '../parse-options.ts';
 
@@ -21,7 +20,8 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .option('--report-version <n>', 'md, html, pdf: this report version, under its own title (default: the latest)')
     .action(async (id: string, options: { format: string; output?: string; reportVersion?: string }) => {
-      const { exportSession, resolveSessionId } = await services();
+      const { exportSession } = await import('../../service/session-export.ts');
+      const { resolveSessionId } = await import('../../service/session-queries.ts');
       const version =
         options.reportVersion === undefined
           ? undefined
@@ -62,7 +62,9 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     .argument('<id>', 'session id or unique prefix')
     .option('--stop', 'stop sharing: the link stops working at once')
     .action(async (id: string, options: { stop?: boolean }) => {
-      const { resolveSessionId, shareSession, stopSharing, runningServers } = await services();
+      const { resolveSessionId } = await import('../../service/session-queries.ts');
+      const { shareSession, stopSharing } = await import('../../service/share-links.ts');
+      const { runningServers } = await import('../running-servers.ts');
       const context = await runtime.open();
       const sessionId = await resolveSessionId(context, id);
       if (options.stop) {
@@ -96,7 +98,8 @@ export function registerTransfer(program: Command, runtime: CliRuntime): void {
     )
     .argument('<file>', 'the file written by quarry export --format json')
     .action(async (path: string) => {
-      const { parseResearchSettings, importSessionFile } = await services();
+      const { parseResearchSettings } = await import('../../research/research-settings.ts');
+      const { importSessionFile } = await import('../../service/session-export.ts');
       const context = await runtime.open();
       let text: string;
       try {

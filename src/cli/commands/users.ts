@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 
 const when = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
@@ -45,7 +44,8 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .option('--expires <duration>', 'the token stops working after this long (30d, 12h…)')
     .option('--adopt-local', "hand them the local user's sessions (made before the store had users)")
     .action(async (name: string, options: { expires?: string; adoptLocal?: boolean }) => {
-      const { LOCAL_OWNER, addUser, adoptLocalSessions } = await services();
+      const { LOCAL_OWNER } = await import('../../service/service-context.ts');
+      const { addUser, adoptLocalSessions } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const { user, token, record } = await addUser(admin, { name, expiresIn: options.expires });
       const adopted = options.adoptLocal ? await adoptLocalSessions(admin, name) : null;
@@ -74,7 +74,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description("hand the local user's sessions (made before the store had users) to a user")
     .argument('<name>', 'user name')
     .action(async (name: string) => {
-      const { adoptLocalSessions } = await services();
+      const { adoptLocalSessions } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const adopted = await adoptLocalSessions(admin, name);
       if (runtime.json)
@@ -91,7 +91,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .command('ls')
     .description('list users')
     .action(async () => {
-      const { listUsers } = await services();
+      const { listUsers } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const list = await listUsers(admin);
       if (runtime.json) for (const user of list) printJson(user);
@@ -110,7 +110,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description('remove a user and all their tokens (their sessions stay)')
     .argument('<name>', 'user name')
     .action(async (name: string) => {
-      const { removeUser } = await services();
+      const { removeUser } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const user = await removeUser(admin, name);
       if (runtime.json) printJson({ type: 'deleted', userId: user.id });
@@ -125,7 +125,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .option('--expires <duration>', 'the token stops working after this long (30d, 12h…)')
     .option('--label <text>', 'what the token is for')
     .action(async (name: string, options: { expires?: string; label?: string }) => {
-      const { addToken } = await services();
+      const { addToken } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const { token, record } = await addToken(admin, { name, expiresIn: options.expires, label: options.label });
       if (runtime.json) printJson({ ...record, token });
@@ -136,7 +136,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description('list tokens (never the tokens themselves)')
     .argument('[name]', 'only this user')
     .action(async (name: string | undefined) => {
-      const { listTokens } = await services();
+      const { listTokens } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       const list = await listTokens(admin, name);
       if (runtime.json) for (const token of list) printJson(token);
@@ -161,7 +161,7 @@ export function registerUsers(program: Command, runtime: CliRuntime): void {
     .description('revoke one token; requests with it are refused at once')
     .argument('<token-id>', 'the id shown by quarry users token ls')
     .action(async (tokenId: string) => {
-      const { revokeToken } = await services();
+      const { revokeToken } = await import('../../service/users.ts');
       const { admin } = await runtime.open();
       await revokeToken(admin, tokenId);
       if (runtime.json) printJson({ type: 'revoked', tokenId });

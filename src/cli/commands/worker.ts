@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliRuntime } from '../cli-runtime.ts';
-import { services } from '../lazy-services.ts';
 import { parseWholeNumber } from '../parse-options.ts';
 
 /** A worker process: claims runnable sessions from the store and runs them until told to stop. */
@@ -32,7 +31,7 @@ export function registerWorker(program: Command, runtime: CliRuntime): void {
         metricsPort?: string;
         metricsHost: string;
       }) => {
-        const { Runner } = await services();
+        const { Runner } = await import('../../engine/runner.ts');
         const context = await runtime.openRunner();
         const concurrency = parseWholeNumber(options.concurrency, '--concurrency', 1, 64)!;
         const graceMs = parseWholeNumber(options.grace, '--grace', 0, 3600)! * 1000;
