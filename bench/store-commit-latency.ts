@@ -1,9 +1,10 @@
 /**
  * Step commit latency: begin + complete of one journaled step, against the limits measured beside it
  * on the same database, timed in turn with each step: one single-row INSERT on its own (one round
- * trip, autocommit) and the same INSERT inside BEGIN/COMMIT. Begin and complete are each a transaction of the
- * journal's statements (sql/journal.ts), the same on both databases: round trips on PostgreSQL, in-process on
- * SQLite. Medians and p99.
+ * trip, autocommit) and the same INSERT inside BEGIN/COMMIT. Begin and complete are each one script
+ * of the journal's statements (sql/journal-writes.ts), the same on both databases: one round trip
+ * on PostgreSQL, a transaction in-process on SQLite. Each step is timed bare and as the engine
+ * writes it, with its `step-start` and `step-end` events. Medians and p99.
  * Run alone: `node --import tsx bench/store-commit-latency.ts`.
  */
 type StoreOptions = Omit<OpenStoreOptions, 'db'>;
@@ -25,6 +26,8 @@ const STEPS = 500;
 
 interface Latencies {
   steps: number[];
+  /** The same steps with the events the engine writes with them. */
+  withEvents: number[];
   alone: number[];
   inTransaction: number[];
 }
@@ -48,8 +51,32 @@ async function latencies(location: string, options: StoreOptions): Promise<Laten
     const runId = session.currentRunId!;
     await driver.query('CREATE TABLE IF NOT EXISTS bench_bare (id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
     const payload = (step: number) => JSON.stringify({ results: [`https://example.org/${step}`] });
-    const result: Latencies = { steps: [], alone: [], inTransaction: [] };
+    const result: Latencies = { steps: [], withEvents: [], alone: [], inTransaction: [] };
     for (let step = 0; step < STEPS; step++) {
+      const key = `evented-${step}`;
+      result.withEvents.push(
+        await timeMs(async () => {
+          await store.beginStep(lease, {
+            runId,
+            key,
+            phase: 'search',
+            kind: 'task',
+            input: { query: `query ${step}` },
+            events: [{ type: 'step-start', data: { key, phase: 'search', kind: 'task', attempt: 1 } }],
+          });
+          await store.completeStep(lease, {
+            runId,
+            key,
+            output: { results: [`https://example.org/${step}`], count: 1 },
+            events: [
+              {
+                type: 'step-end',
+                data: { key, phase: 'search', kind: 'task', status: 'completed', durationMs: 1, usage: null },
+              },
+            ],
+          });
+        }),
+      );
       result.steps.push(
         await timeMs(async () => {
           await store.beginStep(lease, {
@@ -87,15 +114,17 @@ async function latencies(location: string, options: StoreOptions): Promise<Laten
 }
 
 async function measure(label: string, location: string, options: StoreOptions, rows: string[][]): Promise<void> {
-  const { steps, alone, inTransaction } = await latencies(location, options);
+  const { steps, withEvents, alone, inTransaction } = await latencies(location, options);
   rows.push([
     label,
     formatMs(median(steps)),
     formatMs(percentile(steps, 99)),
+    formatMs(median(withEvents)),
     formatMs(median(alone)),
     formatMs(percentile(alone, 99)),
     formatMs(median(inTransaction)),
     `${(median(steps) / median(alone)).toFixed(1)}×`,
+    `${(median(withEvents) / median(alone)).toFixed(1)}×`,
   ]);
 }
 
@@ -111,7 +140,7 @@ export async function run(): Promise<void> {
   }
   await inPostgresSchema(
     (schema) => measure('PostgreSQL', pgBenchUrl, { schema }, rows),
-    (reason) => rows.push(['PostgreSQL', reason, '-', '-', '-', '-', '-']),
+    (reason) => rows.push(['PostgreSQL', reason, '-', '-', '-', '-', '-', '-', '-']),
   );
   printTable(
     `Step commit latency, begin + complete (${STEPS} steps, ~60-byte payloads) against one single-row INSERT on the same database, timed in turn`,
@@ -119,10 +148,12 @@ export async function run(): Promise<void> {
       'store',
       'step median',
       'step p99',
+      'step with its events, median',
       'one INSERT median',
       'one INSERT p99',
       'INSERT in BEGIN/COMMIT median',
       'step / one INSERT',
+      'with events / one INSERT',
     ],
     rows,
   );

@@ -229,4 +229,47 @@ export function journalCases(use: () => TestDatabase): void {
     );
     expect(await store.loadJournal(runId)).toEqual([]);
   });
+  it('keeps the resume point and the counters right while a run begins and completes many steps at once', async () => {
+    const database = use();
+    const { store } = database;
+    const { session, lease, runId } = await claimedSession(database);
+    const keys = Array.from({ length: 24 }, (_, index) => `parallel-${index}`);
+    // Begins and completes race: each write must see what the others committed before it, or the
+    // resume point would name a completed step or miss one still running.
+    await Promise.all(
+      keys.map(async (key, index) => {
+        await store.beginStep(lease, { runId, key, phase: 'search', kind: 'task', input: { index } });
+        if (index % 3 !== 0) await store.completeStep(lease, { runId, key, output: index });
+      }),
+    );
+    const journal = await store.loadJournal(runId);
+    const open = journal.filter((step) => step.status !== 'completed').sort((a, b) => a.seq - b.seq);
+    expect(journal.map((step) => step.seq).sort((a, b) => a - b)).toEqual(keys.map((_, index) => index + 1));
+    const read = await store.getSession(session.id);
+    expect(read.progress).toMatchObject({ completedSteps: 16, knownSteps: 24 });
+    expect(read.progress.nextStep).toBe(open[0]!.key);
+    await Promise.all(open.map((step) => store.completeStep(lease, { runId, key: step.key, output: 'late' })));
+    expect((await store.getSession(session.id)).progress.nextStep).toBeNull();
+  });
+
+  it('writes no blob for a step write it refuses', async () => {
+    const database = use();
+    const { store } = database;
+    const { session, lease, runId } = await claimedSession(database);
+    await store.recordStep(lease, { runId, key: 'done', kind: 'task', output: 1 });
+    const refs = async () =>
+      (
+        await database.query<{ n: number }>('SELECT COUNT(*) AS n FROM blob_refs WHERE session_id = ?', [session.id])
+      )[0]!.n;
+    const before = Number(await refs());
+    const long = 'a long payload '.repeat(200);
+    await expectCode(store.beginStep(lease, { runId, key: 'done', kind: 'task', input: { long } }), 'CONFLICT');
+    await expectCode(store.completeStep(lease, { runId, key: 'never-begun', output: { long } }), 'STEP_NOT_FOUND');
+    await expectCode(
+      store.beginStep(lease, { runId: 'no-such-run', key: 'x', kind: 'llm', prompt: { system: long, user: long } }),
+      'RUN_NOT_FOUND',
+    );
+    expect(Number(await refs())).toBe(before);
+    expect((await store.getSession(session.id)).progress).toMatchObject({ completedSteps: 1, knownSteps: 1 });
+  });
 }

@@ -4,8 +4,9 @@ import { type Clock, systemClock } from '../../shared/clock.ts';
 import { raceAbort } from '../../shared/concurrency.ts';
 import { isQuarryError, isRetryable, QuarryError, storeClosed } from '../../shared/errors.ts';
 import { reportOperation } from '../../shared/operations.ts';
-import { FREQUENCY_CAP } from '../sql/corpus.ts';
-import type { FullTextDialect, Row, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
+import type { Row, ScriptStatement, SqlDialect, SqlDriver, SqlExecutor } from '../sql/sql-driver.ts';
+import { fullText } from './postgres-full-text.ts';
+import { runScript, toPostgresPlaceholders } from './postgres-script.ts';
 
 export interface PostgresDriverOptions {
   /** Schema for Quarry's tables (created if missing). Default `public`. */
@@ -67,59 +68,6 @@ const dialect: SqlDialect = {
   ownerLock: "SELECT pg_advisory_xact_lock(hashtext('quarry owner'), hashtext(?)) AS locked",
 };
 
-/** Rows per multi-row INSERT (10 bound values each; PostgreSQL allows 65,535). */
-const PASSAGE_BATCH = 500;
-
-/**
- * A tsvector per passage, written by the passage's own INSERT: title weighted A, headings B, text D,
- * with a GIN index; ranked by ts_rank (length-normalized).
- */
-const fullText: FullTextDialect = {
-  async insertPassages(tx, document, passages) {
-    for (let from = 0; from < passages.length; from += PASSAGE_BATCH) {
-      const batch = passages.slice(from, from + PASSAGE_BATCH);
-      await tx.query(
-        `INSERT INTO corpus_passages (document_id, position, start_offset, end_offset, headings, link_density, text, tsv)
-         VALUES ${batch
-           .map(
-             () =>
-               "(?, ?, ?, ?, ?, ?, ?, setweight(to_tsvector('english', ?), 'A') || setweight(to_tsvector('english', ?), 'B') || setweight(to_tsvector('english', ?), 'D'))",
-           )
-           .join(', ')}`,
-        batch.flatMap((passage) => [
-          document.id,
-          passage.position,
-          passage.start,
-          passage.end,
-          passage.headings,
-          passage.linkDensity,
-          passage.text,
-          document.title,
-          passage.headingField,
-          passage.searchText,
-        ]),
-      );
-    }
-  },
-  async unindexDocument() {
-    // The tsvector lives on the passage rows and goes with them.
-  },
-  searchSql: (filter) => `SELECT p.id AS passage_id, p.document_id, p.position, p.start_offset, p.end_offset, p.text,
-      p.headings, p.link_density, d.path, d.title, d.navigation, ts_rank(p.tsv, q, 1) AS score
-    FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id, to_tsquery('english', ?) q
-    WHERE p.tsv @@ q${filter} ORDER BY score DESC, p.id LIMIT ?`,
-  // Terms are letters and digits only (the caller's tokenizer), quoted as tsquery lexemes.
-  searchParams: (terms) => [terms.map((term) => `'${term}'`).join(' | ')],
-  countSql: (terms) =>
-    Array.from(
-      { length: terms },
-      (_, index) =>
-        `SELECT ${index} AS i, COUNT(*) AS n FROM (SELECT 1 FROM corpus_passages WHERE tsv @@ to_tsquery('english', ?) LIMIT ${FREQUENCY_CAP}) found`,
-    ).join(' UNION ALL '),
-  // Without statistics the planner misjudges the GIN index and searches slow down as the corpus grows.
-  refreshStatisticsSql: 'ANALYZE corpus_passages, corpus_documents',
-};
-
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
@@ -130,18 +78,6 @@ const types = {
       ? Number
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
-
-/** Rewrites `?` placeholders to `$1, $2…`, leaving quoted text alone. */
-export function toPostgresPlaceholders(sql: string): string {
-  let index = 0;
-  let quoted = false;
-  let result = '';
-  for (const char of sql) {
-    if (char === "'") quoted = !quoted;
-    result += char === '?' && !quoted ? `$${++index}` : char;
-  }
-  return result;
-}
 
 export function redactConnectionString(url: string): string {
   try {
@@ -424,6 +360,24 @@ export class PostgresDriver implements SqlDriver {
     } finally {
       client.release(broken || this.broken.has(client));
     }
+  }
+
+  async script(statements: readonly ScriptStatement[]): Promise<Row[][]> {
+    if (this.closed) throw storeClosed(this.location);
+    return this.reconnecting(async () => {
+      const client = await this.checkOut();
+      let failed = false;
+      try {
+        return await runScript(client, statements, (channel) => this.channelName(channel));
+      } catch (error) {
+        // Ended, never reused: its transaction may be open and what it prepared is unknown. A lost
+        // connection may have committed the script, so the caller decides (never sent again here).
+        failed = true;
+        throw mapPostgresError(error, this.location);
+      } finally {
+        client.release(failed || this.broken.has(client));
+      }
+    });
   }
 
   async execScript(tx: SqlExecutor, script: string): Promise<void> {

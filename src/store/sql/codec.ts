@@ -140,16 +140,32 @@ export async function runWrites(
   );
 }
 
-/** A JSON payload either inline or, when long, as a blob reference. */
+/** Bytes to store once, by hash. */
+export interface BlobToStore {
+  hash: string;
+  data: Buffer;
+}
+
+export function blobOf(data: Buffer): BlobToStore {
+  return { hash: sha256(data), data };
+}
+
+/** A JSON payload either inline or, when long, as a blob to store. */
+export function payloadOf(value: unknown): { inline: string | null; blob: BlobToStore | null } {
+  const text = encodeJson(value);
+  if (text === null || text.length <= INLINE_PAYLOAD_LIMIT) return { inline: text, blob: null };
+  return { inline: null, blob: blobOf(Buffer.from(text, 'utf8')) };
+}
+
+/** A JSON payload stored in a transaction: inline, or as a blob reference. */
 export async function storePayload(
   tx: SqlExecutor,
   nowMs: string,
   sessionId: string,
   value: unknown,
 ): Promise<{ inline: string | null; blob: string | null }> {
-  const text = encodeJson(value);
-  if (text === null || text.length <= INLINE_PAYLOAD_LIMIT) return { inline: text, blob: null };
-  return { inline: null, blob: await putBlobInTx(tx, nowMs, sessionId, Buffer.from(text, 'utf8')) };
+  const { inline, blob } = payloadOf(value);
+  return { inline, blob: blob ? await putBlobInTx(tx, nowMs, sessionId, blob.data) : null };
 }
 
 /** A session's status as readers see it: `running` whose lease is over reads `interrupted`. */

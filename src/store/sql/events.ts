@@ -1,10 +1,21 @@
+import { sessionNotFound } from '../../shared/errors.ts';
 import type { EventInput, Fence, OwnerScope, StoredEvent } from '../store.ts';
 import { decodeJson, encodeJson, type Statement } from './codec.ts';
-import { checkFence, readSession, type SqlContext, touchSession } from './context.ts';
+import { readSession, type SqlContext } from './context.ts';
+import {
+  EVENTS_CHANNEL,
+  eventStatements,
+  fenced,
+  fenceRefusal,
+  lockFenced,
+  lockSession,
+  sessionExists,
+  sessionUpdate,
+} from './script-parts.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /** Channel of "session X has events up to offset N" notifications; payload `sessionId:offset`. */
-export const EVENTS_CHANNEL = 'events';
+export { EVENTS_CHANNEL };
 
 /** An event with its number; the pair type/data stays as the writer built it. */
 function stored(sessionId: string, offset: number, event: EventInput, createdAt: number): StoredEvent {
@@ -60,16 +71,21 @@ export function eventsStatement(
   };
 }
 
+/** One event, in one script: the session row locked (by its fence when given), counted, the event written. */
 export async function appendEvent(
   ctx: SqlContext,
   input: { sessionId: string; fence?: Fence; event: EventInput },
 ): Promise<StoredEvent> {
-  return ctx.driver.transaction(async (tx) => {
-    if (input.fence) await checkFence(ctx, tx, input.fence);
-    else await touchSession(ctx, tx, input.sessionId);
-    const [event] = await appendEventsInTx(ctx, tx, input.sessionId, [input.event]);
-    return event!;
-  });
+  const { sessionId, fence } = input;
+  const when = fence ? fenced(fence) : sessionExists(sessionId);
+  const [locked, , inserted] = await ctx.driver.script([
+    fence ? lockFenced(ctx, fence) : lockSession(ctx, sessionId),
+    sessionUpdate(ctx, sessionId, null, 1, when),
+    ...eventStatements(ctx, sessionId, [input.event], when),
+  ]);
+  if (locked!.length === 0) throw fence ? await fenceRefusal(ctx, fence) : sessionNotFound(sessionId);
+  const row = inserted![0]!;
+  return stored(sessionId, Number(row.event_offset), input.event, Number(row.created_at));
 }
 
 export async function readEvents(

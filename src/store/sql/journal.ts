@@ -1,211 +1,30 @@
-import { QuarryError } from '../../shared/errors.ts';
 import type {
-  BeginStepInput,
-  CompleteStepInput,
   EventInput,
-  FailStepInput,
   Fence,
   ListStepsOptions,
   OwnerScope,
-  RecordStepInput,
   StepDetail,
   StepPrompt,
   StepRecord,
   StepUsage,
   StepUsageRecord,
 } from '../store.ts';
-import {
-  asStored,
-  begunStep,
-  conflict,
-  decodeJson,
-  encodeJson,
-  putBlobInTx,
-  stepNotFound,
-  storePayload,
-  toStepRecord,
-} from './codec.ts';
+import { decodeJson, stepNotFound, toStepRecord } from './codec.ts';
 import { checkFence, readSession, type SqlContext } from './context.ts';
 import { appendEventsInTx } from './events.ts';
+import { blobData, JOURNAL_SELECT, STEP_COLUMNS } from './journal-select.ts';
 import { isDamage, salvageSteps } from './salvage.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 type Row = Record<string, unknown>;
 
-/** Blob bytes of a payload column, looked up only for rows that have one. */
-const blobData = (column: string) =>
-  `CASE WHEN s.${column}_blob IS NULL THEN NULL ELSE (SELECT data FROM blobs WHERE hash = s.${column}_blob) END`;
-
-// Named columns and scalar subqueries instead of `s.*` and LEFT JOINs: loading a 10,000-step
-// journal on SQLite takes about half the time (bench/engine-resume.ts).
-const STEP_COLUMNS =
-  's.run_id, s.key, s.seq, s.phase, s.kind, s.status, s.attempts, s.input, s.input_blob, s.output, s.output_blob, s.error_code, s.error_message, s.usage, s.started_at, s.ended_at';
-const JOURNAL_SELECT = `SELECT ${STEP_COLUMNS}, ${blobData('input')} AS input_data, ${blobData('output')} AS output_data FROM steps s`;
-
-async function readLiveStep(tx: SqlExecutor, runId: string, key: string): Promise<StepRecord | null> {
-  const rows = await tx.query(`${JOURNAL_SELECT} WHERE s.run_id = ? AND s.key = ? AND s.status <> 'superseded'`, [
-    runId,
-    key,
-  ]);
-  return rows[0] ? toStepRecord(rows[0]) : null;
-}
-
-/** Keeps the session's `next_step` (first incomplete live step) current, for listings. */
-async function refreshNextStep(
-  _ctx: SqlContext,
-  tx: SqlExecutor,
-  sessionId: string,
-  runId: string,
-  counters = '',
-  counterParams: unknown[] = [],
-): Promise<void> {
-  // One statement (one round trip): the partial index on incomplete steps makes the subquery cheap.
+/** Sets the session's resume point to the run's first incomplete live step (for listings). */
+async function refreshNextStep(tx: SqlExecutor, sessionId: string, runId: string): Promise<void> {
   await tx.query(
-    `UPDATE sessions SET next_step = (SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1)${counters}
+    `UPDATE sessions SET next_step = (SELECT key FROM steps WHERE run_id = ? AND status IN ('running', 'failed') ORDER BY seq LIMIT 1)
      WHERE id = ? AND current_run_id = ?`,
-    [runId, ...counterParams, sessionId, runId],
+    [runId, sessionId, runId],
   );
-}
-
-async function beginStepInTx(
-  ctx: SqlContext,
-  tx: SqlExecutor,
-  fence: Fence,
-  input: BeginStepInput,
-): Promise<StepRecord> {
-  const existing = await readLiveStep(tx, input.runId, input.key);
-  if (existing?.status === 'completed') {
-    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, {
-      runId: input.runId,
-      key: input.key,
-    });
-  }
-  const payload = await storePayload(tx, ctx.now, fence.sessionId, input.input);
-  const promptBlob = input.prompt
-    ? await putBlobInTx(tx, ctx.now, fence.sessionId, Buffer.from(encodeJson(input.prompt)!, 'utf8'))
-    : null;
-  let written: { seq: number; attempts: number; started_at: number };
-  if (existing) {
-    [written] = (await tx.query<typeof written>(
-      `UPDATE steps SET status = 'running', attempts = attempts + 1, input = ?, input_blob = ?, prompt_blob = ?, error_code = NULL,
-         error_message = NULL, started_at = ${ctx.now}, ended_at = NULL
-       WHERE run_id = ? AND key = ? AND status <> 'superseded' RETURNING seq, attempts, started_at`,
-      [payload.inline, payload.blob, promptBlob, input.runId, input.key],
-    )) as [typeof written];
-    await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
-  } else {
-    const seqRows = await tx.query<{ next_seq: number }>(
-      'UPDATE runs SET next_seq = next_seq + 1 WHERE id = ? AND session_id = ? RETURNING next_seq',
-      [input.runId, fence.sessionId],
-    );
-    if (!seqRows[0])
-      throw new QuarryError('RUN_NOT_FOUND', `No run "${input.runId}" in session "${fence.sessionId}".`, {
-        details: { runId: input.runId },
-      });
-    [written] = (await tx.query<typeof written>(
-      `INSERT INTO steps (run_id, session_id, key, seq, phase, kind, status, attempts, input, input_blob, prompt_blob, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'running', 1, ?, ?, ?, ${ctx.now}) RETURNING seq, attempts, started_at`,
-      [
-        input.runId,
-        fence.sessionId,
-        input.key,
-        seqRows[0].next_seq,
-        input.phase ?? null,
-        input.kind,
-        payload.inline,
-        payload.blob,
-        promptBlob,
-      ],
-    )) as [typeof written];
-    await refreshNextStep(ctx, tx, fence.sessionId, input.runId, ', known_steps = known_steps + 1');
-  }
-  await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
-  return begunStep(
-    {
-      ...input,
-      phase: existing ? existing.phase : (input.phase ?? null),
-      kind: existing ? existing.kind : input.kind,
-    },
-    written,
-  );
-}
-
-async function completeStepInTx(
-  ctx: SqlContext,
-  tx: SqlExecutor,
-  fence: Fence,
-  input: CompleteStepInput,
-): Promise<StepRecord> {
-  const existing = await readLiveStep(tx, input.runId, input.key);
-  if (!existing) throw stepNotFound(input.runId, input.key);
-  if (existing.status === 'completed') {
-    throw conflict(`Step "${input.key}" of run "${input.runId}" is already completed.`, {
-      runId: input.runId,
-      key: input.key,
-    });
-  }
-  const payload = await storePayload(tx, ctx.now, fence.sessionId, input.output);
-  const [ended] = await tx.query<{ ended_at: number }>(
-    `UPDATE steps SET status = 'completed', output = ?, output_blob = ?, usage = ?, ended_at = ${ctx.now}
-     WHERE run_id = ? AND key = ? AND status <> 'superseded' RETURNING ended_at`,
-    [payload.inline, payload.blob, input.usage ? encodeJson(input.usage) : null, input.runId, input.key],
-  );
-  await refreshNextStep(
-    ctx,
-    tx,
-    fence.sessionId,
-    input.runId,
-    ', completed_steps = completed_steps + 1, progress_phase = ?',
-    [existing.phase],
-  );
-  await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
-  return {
-    ...existing,
-    status: 'completed',
-    output: asStored(input.output),
-    usage: input.usage ? (asStored(input.usage) as StepRecord['usage']) : null,
-    endedAt: Number(ended!.ended_at),
-  };
-}
-
-export function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
-  return ctx.driver.transaction(async (tx) => {
-    await checkFence(ctx, tx, fence);
-    return beginStepInTx(ctx, tx, fence, input);
-  });
-}
-
-export function completeStep(ctx: SqlContext, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
-  return ctx.driver.transaction(async (tx) => {
-    await checkFence(ctx, tx, fence);
-    return completeStepInTx(ctx, tx, fence, input);
-  });
-}
-
-export function recordStep(ctx: SqlContext, fence: Fence, input: RecordStepInput): Promise<StepRecord> {
-  return ctx.driver.transaction(async (tx) => {
-    await checkFence(ctx, tx, fence);
-    await beginStepInTx(ctx, tx, fence, { ...input, events: [] });
-    return completeStepInTx(ctx, tx, fence, input);
-  });
-}
-
-export function failStep(ctx: SqlContext, fence: Fence, input: FailStepInput): Promise<StepRecord> {
-  return ctx.driver.transaction(async (tx) => {
-    await checkFence(ctx, tx, fence);
-    const existing = await readLiveStep(tx, input.runId, input.key);
-    if (!existing) throw stepNotFound(input.runId, input.key);
-    if (existing.status === 'completed')
-      throw conflict(`Step "${input.key}" is already completed.`, { runId: input.runId, key: input.key });
-    await tx.query(
-      `UPDATE steps SET status = 'failed', error_code = ?, error_message = ?, ended_at = ${ctx.now}
-       WHERE run_id = ? AND key = ? AND status <> 'superseded'`,
-      [input.error.code, input.error.message, input.runId, input.key],
-    );
-    await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
-    await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
-    return (await readLiveStep(tx, input.runId, input.key))!;
-  });
 }
 
 export function supersedeSteps(
@@ -248,7 +67,7 @@ export function supersedeSteps(
         input.runId,
       ],
     );
-    await refreshNextStep(ctx, tx, fence.sessionId, input.runId);
+    await refreshNextStep(tx, fence.sessionId, input.runId);
     await appendEventsInTx(ctx, tx, fence.sessionId, input.events ?? []);
     return changed.length;
   });

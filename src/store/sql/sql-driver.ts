@@ -96,6 +96,17 @@ export interface FullTextDialect {
   readonly refreshStatisticsSql: string;
 }
 
+/** One statement of a script (`SqlDriver.script`), with `?` placeholders. */
+export interface ScriptStatement {
+  sql: string;
+  params: readonly unknown[];
+  /**
+   * A channel: the statement is a SELECT whose rows each have a `payload`, and each payload is sent
+   * on this channel once the script commits (as `notify` does), instead of being returned.
+   */
+  notify?: string;
+}
+
 export interface SqlDriver extends SqlExecutor {
   readonly fullText: FullTextDialect;
   readonly dialect: SqlDialect;
@@ -106,6 +117,17 @@ export interface SqlDriver extends SqlExecutor {
    * explicit row locks). Commits when it resolves, rolls back when it throws.
    */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `statements` as one transaction with no code between them, and returns each one's rows in
+   * order (none for a `notify` statement). Each statement sees what committed before it began: a
+   * first statement that locks a row gives every later one a current view of what that lock guards.
+   * So a write whose steps depend on each other says so in SQL (each statement's condition reads
+   * what the ones before it wrote), and runs as one. PostgreSQL sends the whole script in one round
+   * trip (each statement prepared once per connection, then executed with its values as literals);
+   * SQLite runs it as a transaction, in order. All of it lands or none; a script whose connection is
+   * lost after it was sent may have landed (as a lost COMMIT may), and that reaches the caller.
+   */
+  script(statements: readonly ScriptStatement[]): Promise<Row[][]>;
   /** Runs a multi-statement script (migrations) inside the given transaction. */
   execScript(tx: SqlExecutor, script: string): Promise<void>;
   /**

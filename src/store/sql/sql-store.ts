@@ -46,17 +46,8 @@ import { appendEvent, EVENTS_CHANNEL, readEvents } from './events.ts';
 import { forkSession } from './fork.ts';
 import { importSession } from './import.ts';
 import { deliverInput, readInput } from './inbox.ts';
-import {
-  beginStep,
-  completeStep,
-  failStep,
-  getStep,
-  listSteps,
-  listStepUsage,
-  loadJournal,
-  recordStep,
-  supersedeSteps,
-} from './journal.ts';
+import { getStep, listSteps, listStepUsage, loadJournal, supersedeSteps } from './journal.ts';
+import { beginStep, completeStep, failStep, recordStep } from './journal-writes.ts';
 import { claimNext, claimSession, heartbeat, release, requestStop } from './leases.ts';
 import { deleteFinishedSessions } from './retention.ts';
 import { appendMessage, getRun, listMessages, listRuns, startRun } from './runs.ts';
