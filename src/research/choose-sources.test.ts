@@ -36,4 +36,35 @@ describe('choosing the sources an iteration reads', () => {
     );
     expect(chosen.map((choice) => choice.result.url.split('/').pop())).toContain('GNU-Free-Documentation-License.html');
   });
+
+  it('keeps a follow-up on the page its conversation read: the page keeps its place in the first search (issue 42)', () => {
+    const passage = (name: string, id: number): SearchResult => ({
+      ...page(name, name),
+      url: `file:///usr/share/doc/git/${name}.html`,
+      metadata: { passageId: id },
+    });
+    // "What does -i do?" after "What does git clean -n do?": the first search's best result is
+    // git-clean's synopsis, which the first run read; git-clean's -i entry comes from the second search.
+    const searches = [
+      { results: [passage('git-clean', 1), passage('git-config', 2), passage('git-add', 3)] },
+      { results: [passage('git-clean', 4), passage('git-rebase', 5)] },
+    ];
+    const read = [
+      'file:///usr/share/doc/git/git-clean.html#passage-1',
+      'file:///usr/share/doc/git/git-config.html#passage-2',
+    ];
+    const first = { first: true };
+    const { chosen } = chooseSources(searches, ['-i git clean', '-i'], read, settings, first);
+    const leads = Object.fromEntries(chosen.map((choice) => [choice.result.url.split('/').pop(), choice.lead]));
+    expect(leads).toEqual({ 'git-add.html': 2, 'git-clean.html': 0, 'git-rebase.html': undefined });
+    // A first run has read nothing: a page first met by a later search has no place in the first one.
+    const fresh = chooseSources(
+      [{ results: [passage('git-add', 3)] }, searches[1]!],
+      ['-i git clean', '-i'],
+      [],
+      settings,
+      first,
+    );
+    expect(fresh.chosen.find((choice) => choice.result.url.includes('git-clean'))?.lead).toBeUndefined();
+  });
 });

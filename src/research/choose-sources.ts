@@ -41,6 +41,31 @@ function isUnaskedLicense(result: SearchResult, queries: readonly string[]): boo
   return LEGAL_TITLE.test(result.title) && !queries.some((query) => LEGAL_WORDS.test(query));
 }
 
+/** A result's key among the passages read: the passage, or the page when the result is a whole page. */
+function visitKey(result: SearchResult): string {
+  const page = result.url.split('#')[0]!;
+  const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
+  return passage === undefined ? page : `${result.url}#passage-${passage}`;
+}
+
+/**
+ * The pages whose first result in the run's first search an earlier run of the session already read,
+ * each with that place: a follow-up ("What does -i do?" after "What does git clean -n do?") skips
+ * those passages, and the page it is about would otherwise lose its place to pages first met further
+ * down. A first run has read nothing, so this is empty for it.
+ */
+function placesOfReadPages(results: readonly SearchResult[], visited: ReadonlySet<string>): Map<string, number> {
+  const places = new Map<string, number>();
+  const seen = new Set<string>();
+  results.forEach((result, place) => {
+    const page = result.url.split('#')[0]!;
+    if (seen.has(page)) return;
+    seen.add(page);
+    if (visited.has(visitKey(result))) places.set(page, place);
+  });
+  return places;
+}
+
 /**
  * The results an iteration reads: for each query, its results in the analyst's order, each page at
  * most once per iteration (and each passage at most once per session), never a navigation page or
@@ -58,6 +83,7 @@ export function chooseSources(
   const visited = new Set(alreadyVisited);
   const pages = new Set<string>();
   const chosen: ChosenSource[] = [];
+  const places = options.first ? placesOfReadPages(searches[0]?.results ?? [], visited) : new Map<string, number>();
   searches.forEach((search, index) => {
     const scores = searchRelevance(search.results);
     const relevance = new Map(search.results.map((result, rank) => [result, scores[rank]!]));
@@ -68,13 +94,12 @@ export function chooseSources(
     for (const result of rank(search.results)) {
       if (taken >= wanted) break;
       const page = result.url.split('#')[0]!;
-      const passage = (result.metadata as { passageId?: number } | undefined)?.passageId;
-      const key = passage === undefined ? page : `${result.url}#passage-${passage}`;
+      const key = visitKey(result);
       if (visited.has(key) || pages.has(page) || isNavigation(result) || isUnaskedLicense(result, queries)) continue;
       visited.add(key);
       pages.add(page);
       taken += 1;
-      const lead = options.first && index === 0 ? search.results.indexOf(result) : -1;
+      const lead = options.first && index === 0 ? search.results.indexOf(result) : (places.get(page) ?? -1);
       chosen.push({
         result,
         query: queries[index]!,

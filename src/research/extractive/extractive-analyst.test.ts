@@ -271,4 +271,70 @@ describe('the extractive analyst', () => {
     // Word for word: every quote is the source's text.
     expect(unquotedText(`## Answer\n\n${written}\n\n## Sources\n`, () => tutorial.text)).toEqual([]);
   });
+
+  it('answers a follow-up about an option from its entry, not from a synopsis that lists it', async () => {
+    const stored = (id: string, headings: string, text: string, score: number): Note => ({
+      id,
+      url: 'file:///docs/git-clean.html',
+      title: 'git-clean(1)',
+      text,
+      query: 'git clean -n',
+      iteration: 1,
+      score,
+      headings,
+      lead: 0,
+    });
+    const synopsis = stored('s', 'git-clean(1) Manual Page › SYNOPSIS', '```\ngit clean [-d] [-f] [-i] [-n]\n```', 1.6);
+    const force = stored(
+      'f',
+      'git-clean(1) Manual Page › CONFIGURATION › clean.requireForce',
+      'A boolean to make git-clean do nothing unless given -f, -i or -n.',
+      1.6,
+    );
+    const entry = stored(
+      'e',
+      'git-clean(1) Manual Page › OPTIONS › -i, --interactive',
+      'Show what would be done and clean files interactively.',
+      0.9,
+    );
+    const question = 'What does -i do?';
+    const assess = (notes: Note[]) =>
+      analyst
+        .assessFollowUp({ question, notes, conversation: '', settings })
+        .run(signal)
+        .then((result) => result.output);
+    // Notes that only list -i send the follow-up to research; its entry answers it.
+    expect((await assess([synopsis, force])).action).toBe('research');
+    expect((await assess([synopsis, force, entry])).action).toBe('answer');
+    const answer = (
+      await analyst
+        .answer({
+          question,
+          notes: [synopsis, force, entry],
+          report: '',
+          conversation: '',
+          citationFor: { [entry.url]: 1 },
+          settings,
+        })
+        .run(signal)
+    ).output;
+    expect(answer.startsWith('> Show what would be done and clean files interactively.')).toBe(true);
+  });
+
+  it('searches a terse follow-up with the subject of the question before it', async () => {
+    const conversation = [
+      'User: What does git clean -n do?',
+      'Assistant: > Don’t actually remove anything.',
+      'User: What does -x do?',
+    ].join('\n\n');
+    const [first] = (await analyst.plan({ question: 'What does -x do?', settings, context: conversation }).run(signal))
+      .output.queries;
+    expect(first).toContain('-x');
+    expect(first).toContain('clean');
+    // A follow-up that names its own subject is searched as it is.
+    const own = 'How do I make git clean remove ignored files too?';
+    expect((await analyst.plan({ question: own, settings, context: conversation }).run(signal)).output.queries).toEqual(
+      (await analyst.plan({ question: own, settings }).run(signal)).output.queries,
+    );
+  });
 });

@@ -1,15 +1,25 @@
+import { isSymbolTerm } from '../../shared/terms.ts';
 import type { Analyst, AnalystCall } from '../analyst.ts';
 import { asBlockquote, attributionLine } from '../quoted-report.ts';
-import { coverage, profileQuestion, stems } from '../relevance.ts';
+import { coverage, profileQuestion, type QuestionProfile, stems } from '../relevance.ts';
 import type { ResearchSettings } from '../research-settings.ts';
 import type { Note, Outline, SourceText } from '../research-types.ts';
 import { answerOutline, placeOf } from './answer-outline.ts';
 import { withAnnounced } from './definition-entries.ts';
 import { lastHeading } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
-import { scorePassages } from './passage-ranking.ts';
-import { type Block, blocksOf, bridge, documentRange, type Passage, passagesOf, withoutCutLeadIn } from './passages.ts';
-import { feedbackTerms, isNewQuery, planQueries, surfaceTerms } from './queries.ts';
+import { DEFINITION_WEIGHT, scorePassages } from './passage-ranking.ts';
+import {
+  type Block,
+  blocksOf,
+  bridge,
+  documentRange,
+  type Passage,
+  passagesOf,
+  withoutCodeBlocks,
+  withoutCutLeadIn,
+} from './passages.ts';
+import { feedbackTerms, isNewQuery, planFollowUpQueries, planQueries, surfaceTerms } from './queries.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */
 function local<T>(compute: () => T): AnalystCall<T> {
@@ -59,8 +69,12 @@ export class ExtractiveAnalyst implements Analyst {
     return local(() => shortTitle(question));
   }
 
-  plan({ question, settings }: { question: string; settings: ResearchSettings }) {
-    return local(() => ({ queries: planQueries(question, settings.queriesPerIteration) }));
+  plan({ question, settings, context }: { question: string; settings: ResearchSettings; context?: string }) {
+    return local(() => ({
+      queries: context
+        ? planFollowUpQueries(question, context, settings.queriesPerIteration)
+        : planQueries(question, settings.queriesPerIteration),
+    }));
   }
 
   takeNotes({ question, source, iteration, idPrefix }: Parameters<Analyst['takeNotes']>[0]) {
@@ -230,7 +244,12 @@ export class ExtractiveAnalyst implements Analyst {
   assessFollowUp({ question, notes }: Parameters<Analyst['assessFollowUp']>[0]) {
     return local(() => {
       const profile = profileQuestion(question);
-      const best = Math.max(0, ...notes.map((note) => coverage(profile, termsOf(note))));
+      // A symbol ("What does -i do?") is answered by its entry: a note that only lists it (a synopsis,
+      // "unless given -f, -i or -n") tells nothing of it.
+      if (profile.terms.some(isSymbolTerm) && !notes.some((note) => entryTerms(profile, note).length > 0))
+        return { action: 'research' as const, reason: 'no stored passage is the entry of what the question names' };
+      // What a note says, not what its code shows.
+      const best = Math.max(0, ...notes.map((note) => coverage(profile, new Set(stems(withoutCodeBlocks(note.text))))));
       return best >= 0.6
         ? {
             action: 'answer' as const,
@@ -247,10 +266,15 @@ export class ExtractiveAnalyst implements Analyst {
     return local(() => {
       // The stored passages that best answer the follow-up, scored again for it, quoted as a report quotes.
       const profile = profileQuestion(question);
-      const rescored = notes.map((note) => ({
-        ...note,
-        score: Number((coverage(profile, termsOf(note)) + (note.score ?? 0) * 0.1).toFixed(4)),
-      }));
+      // An entry's term is what its text is about ("-i, --interactive": "Show what would be done…"),
+      // and for "what does -i do?" the entry is its definition.
+      const rescored = notes.map((note) => {
+        const entry = entryTerms(profile, note);
+        const defines = profile.kind === 'definition' && entry.length > 0;
+        const covered = coverage(profile, new Set([...termsOf(note), ...entry]));
+        const score = covered + (note.score ?? 0) * 0.1 + (defines ? DEFINITION_WEIGHT : 0);
+        return { ...note, ...(defines ? { definition: true } : {}), score: Number(score.toFixed(4)) };
+      });
       const outline = answerOutline(
         shortTitle(question),
         rescored.filter((note) => (note.score ?? 0) > 0.3),
@@ -265,6 +289,15 @@ export class ExtractiveAnalyst implements Analyst {
       return chosen.map((id) => quoted(byId.get(id)!, citationFor[byId.get(id)!.url]!)).join('\n\n');
     });
   }
+}
+
+/**
+ * The terms of a note's innermost heading when that heading names a symbol the question asks about
+ * (the note is that symbol's entry: "-i, --interactive" for "What does -i do?"); none otherwise.
+ */
+function entryTerms(profile: QuestionProfile, note: Note): string[] {
+  const terms = stems((note.headings ?? '').split(' › ').at(-1) ?? '');
+  return terms.some((term) => isSymbolTerm(term) && profile.terms.includes(term)) ? terms : [];
 }
 
 /** Characters of the document a page's summary starts within, and its size bounds. */

@@ -3,7 +3,7 @@ import { coverage, definesSubject, mentionsSubject, type QuestionProfile, stems 
 import type { SourceText } from '../research-types.ts';
 import { isStamp } from './block-ties.ts';
 import { lastHeading, namedBy, namesSubject, titledFor } from './headings.ts';
-import { type Block, PASSAGE_CHARS, type Passage } from './passages.ts';
+import { type Block, PASSAGE_CHARS, type Passage, withoutCodeBlocks } from './passages.ts';
 
 /**
  * How well each passage of a source answers a question, comparable across sources (about 0 to 1.5):
@@ -22,7 +22,7 @@ const WINDOW = 14;
 const SEARCH_WEIGHT = 0.2;
 /** What a command for a "how do I" question adds, and a definition of what a "what is" question asks about. */
 const KIND_WEIGHT = 0.15;
-const DEFINITION_WEIGHT = 0.3;
+export const DEFINITION_WEIGHT = 0.3;
 /**
  * What a page's lead (its text before its first section) gains, times how much the page's title is
  * about the question: a page about the subject says what the subject is first. A section's opening
@@ -99,7 +99,7 @@ const COMPARING =
  */
 function contrasts(profile: QuestionProfile, text: string): boolean {
   if (profile.kind !== 'comparison' || profile.subjects.length !== 2) return false;
-  const proseText = text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+  const proseText = withoutCodeBlocks(text);
   if (!COMPARING.test(proseText)) return false;
   const prose = new Set(stems(proseText));
   return profile.subjects.every((subject) => {

@@ -376,3 +376,8 @@ export function bridge(source: SourceText, blocks: readonly Block[], a: Passage,
 export function documentRange(source: SourceText, passage: { start: number; end: number }) {
   return { start: documentOffset(source, passage.start), end: documentOffset(source, passage.end - 1) + 1 };
 }
+
+/** A passage's text without its fenced code blocks: what it says, not what its code shows. */
+export function withoutCodeBlocks(text: string): string {
+  return text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+}

@@ -152,3 +152,24 @@ const stopLike = new Set(
 function stemWord(word: string): string {
   return stems(word)[0] ?? '';
 }
+
+/** Terms a question may have and still lean on the conversation for its subject ("What does -f do?"). */
+const TERSE_TERMS = 2;
+
+/**
+ * The first searches of a follow-up: a terse one ("What does -q do?") is searched with the subject of
+ * the question before it ("What does git clean -n do?"), first, since that is what it asks about; then
+ * its own searches. `conversation` is the windowed conversation ("User: …" and "Assistant: …" turns).
+ */
+export function planFollowUpQueries(question: string, conversation: string, count: number): string[] {
+  const own = planQueries(question, count);
+  // The last question before it that named a subject of its own.
+  const earlier = [...conversation.matchAll(/^User: (.+)$/gm)]
+    .map((match) => match[1]!.trim())
+    .filter((text) => text !== question.trim() && profileQuestion(text).terms.length > TERSE_TERMS)
+    .at(-1);
+  if (!earlier || profileQuestion(question).terms.length > TERSE_TERMS) return own;
+  const [together] = planQueries(`${question}\n${earlier}`, 1);
+  if (!together || own.includes(together)) return own;
+  return [together, ...own].slice(0, Math.max(1, count));
+}
