@@ -151,10 +151,10 @@ export interface DocumentIndexer {
   close(): Promise<void>;
 }
 
-/** Indexes in the caller's time: `ensure` returns when done. */
 /** The indexer (extraction, every document reader) loads when a folder is indexed, not with the service. */
 const loadIndexer = () => import('../providers/search/local-corpus/index-folders.ts');
 
+/** Indexes in the caller's time: `ensure` returns when done. */
 export function foregroundIndexer(store: Corpus): DocumentIndexer {
   let last: IndexReport | null = null;
   return {

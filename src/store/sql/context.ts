@@ -31,9 +31,13 @@ export async function checkFence(ctx: SqlContext, tx: SqlExecutor, fence: Fence)
     [fence.sessionId, fence.epoch],
   );
   if (rows.length > 0) return;
-  const exists = await tx.query('SELECT id FROM sessions WHERE id = ?', [fence.sessionId]);
-  if (exists.length === 0) throw sessionNotFound(fence.sessionId);
-  throw leaseLost(fence.sessionId, fence.epoch);
+  throw await fenceRefusal(tx, fence);
+}
+
+/** Why a fenced write found its fence gone: there is no such session, or its lease moved on. */
+export async function fenceRefusal(executor: SqlExecutor, fence: Fence): Promise<Error> {
+  const rows = await executor.query('SELECT id FROM sessions WHERE id = ?', [fence.sessionId]);
+  return rows.length === 0 ? sessionNotFound(fence.sessionId) : leaseLost(fence.sessionId, fence.epoch);
 }
 
 /** Locks the session row (owner-scoped) for an unfenced write; throws SESSION_NOT_FOUND. */

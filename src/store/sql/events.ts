@@ -1,12 +1,11 @@
 import { sessionNotFound } from '../../shared/errors.ts';
 import type { EventInput, Fence, OwnerScope, StoredEvent } from '../store.ts';
 import { decodeJson, encodeJson, type Statement } from './codec.ts';
-import { readSession, type SqlContext } from './context.ts';
+import { fenceRefusal, readSession, type SqlContext } from './context.ts';
 import {
   EVENTS_CHANNEL,
   eventStatements,
   fenced,
-  fenceRefusal,
   lockFenced,
   lockSession,
   sessionExists,
@@ -83,7 +82,7 @@ export async function appendEvent(
     sessionUpdate(ctx, sessionId, null, 1, when),
     ...eventStatements(ctx, sessionId, [input.event], when),
   ]);
-  if (locked!.length === 0) throw fence ? await fenceRefusal(ctx, fence) : sessionNotFound(sessionId);
+  if (locked!.length === 0) throw fence ? await fenceRefusal(ctx.driver, fence) : sessionNotFound(sessionId);
   const row = inserted![0]!;
   return stored(sessionId, Number(row.event_offset), input.event, Number(row.created_at));
 }

@@ -10,7 +10,7 @@ import type {
   StepRecord,
 } from '../store.ts';
 import { begunStep, blobOf, conflict, encodeJson, payloadOf, stepNotFound, toStepRecord } from './codec.ts';
-import type { SqlContext } from './context.ts';
+import { fenceRefusal, type SqlContext } from './context.ts';
 import { STEP_RETURNING } from './journal-select.ts';
 import {
   all,
@@ -19,7 +19,6 @@ import {
   either,
   eventStatements,
   fenced,
-  fenceRefusal,
   lockFenced,
   not,
   sessionUpdate,
@@ -208,7 +207,7 @@ function stepRefusal(status: string | null, fence: Fence, runId: string, key: st
 export async function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepInput): Promise<StepRecord> {
   const begin = beginScript(ctx, fence, input, input.events ?? []);
   const results = await ctx.driver.script([lockFenced(ctx, fence), ...begin.statements]);
-  if (results[0]!.length === 0) throw await fenceRefusal(ctx, fence);
+  if (results[0]!.length === 0) throw await fenceRefusal(ctx.driver, fence);
   const again = results[begin.again + 1]![0];
   const first = results[begin.first + 1]![0];
   if (again)
@@ -223,7 +222,7 @@ export async function beginStep(ctx: SqlContext, fence: Fence, input: BeginStepI
 export async function completeStep(ctx: SqlContext, fence: Fence, input: CompleteStepInput): Promise<StepRecord> {
   const complete = completeScript(ctx, fence, input);
   const results = await ctx.driver.script([lockFenced(ctx, fence), ...complete.statements]);
-  if (results[0]!.length === 0) throw await fenceRefusal(ctx, fence);
+  if (results[0]!.length === 0) throw await fenceRefusal(ctx.driver, fence);
   const step = results[complete.completed + 1]![0];
   if (!step) throw stepRefusal(await liveStatus(ctx, input.runId, input.key), fence, input.runId, input.key, false);
   return toStepRecord(step);
@@ -234,7 +233,7 @@ export async function recordStep(ctx: SqlContext, fence: Fence, input: RecordSte
   const begin = beginScript(ctx, fence, input, []);
   const complete = completeScript(ctx, fence, input);
   const results = await ctx.driver.script([lockFenced(ctx, fence), ...begin.statements, ...complete.statements]);
-  if (results[0]!.length === 0) throw await fenceRefusal(ctx, fence);
+  if (results[0]!.length === 0) throw await fenceRefusal(ctx.driver, fence);
   const step = results[begin.statements.length + complete.completed + 1]![0];
   if (!step) throw stepRefusal(await liveStatus(ctx, input.runId, input.key), fence, input.runId, input.key, true);
   return toStepRecord(step);
@@ -261,7 +260,7 @@ export async function failStep(ctx: SqlContext, fence: Fence, input: FailStepInp
       params: [input.error.code, input.error.message, runId, key, ...fenced(fence).params],
     },
   ]);
-  if (results[0]!.length === 0) throw await fenceRefusal(ctx, fence);
+  if (results[0]!.length === 0) throw await fenceRefusal(ctx.driver, fence);
   const step = results.at(-1)![0];
   if (step) return toStepRecord(step);
   if ((await liveStatus(ctx, runId, key)) === 'completed')

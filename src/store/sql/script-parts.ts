@@ -1,4 +1,3 @@
-import { leaseLost, sessionNotFound } from '../../shared/errors.ts';
 import type { EventInput, Fence } from '../store.ts';
 import { type BlobToStore, encodeJson } from './codec.ts';
 import type { SqlContext } from './context.ts';
@@ -58,12 +57,6 @@ export function lockFenced(ctx: SqlContext, fence: Fence): ScriptStatement {
 /** The same for an unfenced write: the session row, locked, if it exists. */
 export function lockSession(ctx: SqlContext, sessionId: string): ScriptStatement {
   return { sql: `SELECT id FROM sessions WHERE id = ?${ctx.driver.dialect.rowLock}`, params: [sessionId] };
-}
-
-/** Why a fenced script's lock found no row: there is no such session, or its lease moved on. */
-export async function fenceRefusal(ctx: SqlContext, fence: Fence): Promise<Error> {
-  const rows = await ctx.driver.query('SELECT id FROM sessions WHERE id = ?', [fence.sessionId]);
-  return rows.length === 0 ? sessionNotFound(fence.sessionId) : leaseLost(fence.sessionId, fence.epoch);
 }
 
 /**
