@@ -140,6 +140,17 @@ describe('fetchPage', () => {
     });
   });
 
+  it('never reuses a connection an allowed fetch kept open for a fetch that refuses its host', async () => {
+    const port = new URL(server.baseUrl).port;
+    // Whichever test ran before: a socket to localhost kept alive under `allow: ['localhost']`.
+    expect((await fetchPage(`http://localhost:${port}/article`, { allow: ['localhost'] })).document.title).toBe(
+      'Why the tides rise',
+    );
+    await expect(fetchPage(`http://localhost:${port}/article`)).rejects.toMatchObject({
+      message: expect.stringMatching(/Refusing to fetch localhost/),
+    });
+  });
+
   it('checks every redirect hop: an allowed host cannot redirect into a blocked address', async () => {
     const port = new URL(server.baseUrl).port;
     // "localhost" is allowed by name; the redirect target 127.0.0.1 is not.

@@ -63,6 +63,25 @@ function decoded(response: IncomingMessage): NodeJS.ReadableStream {
   return response;
 }
 
+/**
+ * Connections kept alive between fetches, one pool per network policy: a socket is checked by the
+ * guard when it connects, so a request may only reuse one that its own policy would have let
+ * connect (a connection opened under `allow: ['localhost']` never carries a fetch that refuses it).
+ */
+const pools = new Map<string, { http: http.Agent; https: https.Agent }>();
+
+function poolFor(policy: NetworkPolicy): { http: http.Agent; https: https.Agent } {
+  const key = JSON.stringify([...(policy.allow ?? [])].map((entry) => entry.toLowerCase()).sort());
+  let pool = pools.get(key);
+  if (!pool) {
+    // As Node's global agent keeps them: idle sockets closed after 5 s.
+    const settings = { keepAlive: true, timeout: 5_000, scheduling: 'lifo' as const };
+    pool = { http: new http.Agent(settings), https: new https.Agent(settings) };
+    pools.set(key, pool);
+  }
+  return pool;
+}
+
 /** One HTTP exchange (no redirects followed); resolves with the response head. */
 function requestOnce(
   url: URL,
@@ -72,9 +91,12 @@ function requestOnce(
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Node skips `lookup` for IP literals, so those are checked here.
   if (isIP(host)) checkAddress(host, host, options);
-  const client = url.protocol === 'https:' ? https : http;
+  const secure = url.protocol === 'https:';
+  const client = secure ? https : http;
+  const pool = poolFor(options);
   return new Promise((resolve, reject) => {
     const request = client.request(url, {
+      agent: secure ? pool.https : pool.http,
       method: 'GET',
       headers: {
         'user-agent': options.userAgent,
