@@ -82,3 +82,27 @@ describe('the answer outline (issue 42)', () => {
     expect(outline.sections[0]?.noteIds).toEqual(['entry', 'example']);
   });
 });
+
+describe('the pages after the answer', () => {
+  it('quote a page’s own summary of itself (its NAME line) before its best passage', () => {
+    const page = (id: string, url: string, start: number, score: number, lead: number, summary = false): Note => ({
+      ...note(id, `${url}(1) Manual Page › ${summary ? 'NAME' : 'OPTIONS › -x'}`, score),
+      url: `file:///docs/${url}.html`,
+      title: `${url}(1)`,
+      text: `Passage ${id}: words of ${url} that differ from every other passage here.`,
+      start,
+      end: start + 60,
+      lead,
+      ...(summary ? { summary: true } : {}),
+    });
+    const answer = page('answer', 'git-update-index', 500, 1.46, 0);
+    const option = page('option', 'git-clean', 1796, 1.34, 1);
+    const name = page('name', 'git-clean', 37, 0.67, 1, true);
+    const outline = answerOutline('How do I delete the untracked files?', [answer, option, name], {
+      ...DEFAULT_RESEARCH_SETTINGS,
+    });
+    expect(outline.sections.map((section) => section.noteIds)).toEqual([['answer'], ['name', 'option']]);
+    // Under a title that names the page the summary introduces.
+    expect(outline.sections[1]?.title).toBe('OPTIONS — git-clean(1) Manual Page');
+  });
+});

@@ -208,14 +208,17 @@ export function answerOutline(title: string, notes: readonly Note[], settings: R
     if (sections.length > size.also) break;
     const note = page.members[0]!;
     if (page.score < answer.score * ALSO_FLOOR) continue;
-    let sectionTitle = titleFor(note, false);
+    // The page's own summary of itself first (a manual page's NAME line): what the page is for, under
+    // a title that names the page.
+    const summary = page.members.find((member) => member.summary);
+    let sectionTitle = titleFor(note, summary !== undefined);
     if (titles.has(sectionTitle.toLowerCase())) sectionTitle = titleFor(note, true);
     if (titles.has(sectionTitle.toLowerCase())) continue;
     titles.add(sectionTitle.toLowerCase());
     sections.push({
       title: sectionTitle,
       focus: `What "${note.title}" says${note.heading ? ` under "${note.heading}"` : ''}.`,
-      noteIds: [note.id],
+      noteIds: summary && summary !== note ? [summary.id, note.id] : [note.id],
       group: ALSO_GROUP,
     });
   }
