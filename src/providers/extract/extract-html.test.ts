@@ -45,4 +45,39 @@ describe('extracting local documentation pages', () => {
     expect(heading.length).toBeLessThanOrEqual(210);
     expect(heading.endsWith('…')).toBe(true);
   });
+
+  it('leaves out a site menu that no class names, and a heading’s own # mark (Node.js API pages)', async () => {
+    const modules = [
+      'Assertion testing',
+      'Buffer',
+      'Child processes',
+      'Cluster',
+      'Crypto',
+      'DNS',
+      'Events',
+      'File system',
+    ];
+    const menu = `<ul>${modules.map((name) => `<li><a href="${name}.html">${name}</a></li>`).join('')}</ul>`;
+    const nodeLike = page(
+      '<title>Test runner | Node.js Documentation</title>',
+      `<div id="column2">${menu}</div><div id="column1"><details id="toc"><summary>Table of contents</summary>` +
+        '<ul><li><a href="#subtests">Subtests</a></li></ul></details>' +
+        '<h2>Test runner<span><a class="mark" href="#test-runner">#</a></span></h2>' +
+        '<p>The <code>node:test</code> module facilitates the creation of JavaScript tests.</p>' +
+        '<p>See <a href="a.html">assert</a>, <a href="b.html">buffer</a> and <a href="c.html">events</a>.</p>' +
+        '<ol><li>Write a test.</li><li>Run it.</li></ol></div>',
+    );
+    const { text } = await extractHtml(nodeLike, { mode: 'document' });
+    expect(text.startsWith('## Test runner\n\nThe `node:test` module facilitates')).toBe(true);
+    for (const name of modules) expect(text).not.toContain(name);
+    expect(text).not.toContain('Table of contents');
+    // Links in the page's own prose, and its short lists, stay.
+    expect(text).toContain('See assert, buffer and events.');
+    expect(text).toContain('1. Write a test.');
+    // A list of eight links that are only part of each item's words is content: a definition of each.
+    const described = `<ul>${modules.map((name) => `<li><a href="${name}.html">${name}</a>: what the ${name} module is for, in a sentence of its own.</li>`).join('')}</ul>`;
+    expect((await extractHtml(page('<title>Modules</title>', described), { mode: 'document' })).text).toContain(
+      '- Buffer: what the Buffer module is for',
+    );
+  });
 });

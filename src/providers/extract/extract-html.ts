@@ -89,6 +89,7 @@ const FURNITURE = [
   '.navfooter',
   '.navbar',
   '.toc',
+  '#toc',
   '.sphinxsidebar',
   '.related',
   '.breadcrumb',
@@ -107,11 +108,33 @@ const FURNITURE = [
 function documentContent(libs: Libraries, document: HtmlDocument): AnyNode {
   const main = markedMain(libs, document);
   if (main) return main;
-  for (const element of libs.selectAll(FURNITURE, document)) {
+  const remove = (element: Element) => {
     const siblings = element.parent?.children;
     if (siblings) siblings.splice(siblings.indexOf(element), 1);
-  }
+  };
+  for (const element of libs.selectAll(FURNITURE, document)) remove(element);
+  // A site's menu that no class names (Node.js's list of every module on every page): a long list
+  // that is nothing but links. Nested lists go with the outermost.
+  for (const list of libs.selectAll('ul, ol', document).filter((list) => isMenu(libs, list))) remove(list);
   return libs.selectOne('body', document) ?? document;
+}
+
+/** Fewest items a list of nothing but links must have to be taken as a menu. */
+const MENU_ITEMS = 8;
+/** Share of a menu's text inside its links. */
+const MENU_LINK_SHARE = 0.9;
+
+/** True for a long list whose items are links and little else: a site's menu, not the page's content. */
+function isMenu(libs: Libraries, list: Element): boolean {
+  const items = list.children.filter((child) => child.type === 'tag' && (child as Element).name === 'li');
+  if (items.length < MENU_ITEMS) return false;
+  const all = textOf(list).replace(/\s+/g, '').length;
+  if (all === 0) return false;
+  const linked = libs
+    .selectAll('a', list)
+    .filter((link) => !libs.selectAll('a', link).length)
+    .reduce((sum, link) => sum + textOf(link).replace(/\s+/g, '').length, 0);
+  return linked / all >= MENU_LINK_SHARE;
 }
 
 interface Article {

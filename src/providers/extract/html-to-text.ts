@@ -126,8 +126,11 @@ export function textOf(node: AnyNode): string {
   return text;
 }
 
+/** A heading's link to itself: Sphinx's `headerlink`, or a link to an anchor of the page that is only a mark (¶, #, §). */
 function isPermalink(element: Element): boolean {
-  return /\bheaderlink\b/.test(element.attribs.class ?? '') || textOf(element).trim() === '¶';
+  if (/\bheaderlink\b/.test(element.attribs.class ?? '')) return true;
+  const mark = textOf(element).trim();
+  return mark === '¶' || ((mark === '#' || mark === '§') && (element.attribs.href ?? '').startsWith('#'));
 }
 
 /** A block's content as one line (headings, table cells, definition terms). */

@@ -18,8 +18,10 @@ import { sketchOf } from './duplicates.ts';
  *      first of them was dropped as a heading with nothing under it.
  *   5: a symbol quoted as code and followed by punctuation ("`$*`,", "`-n`.") is searchable as itself;
  *      the punctuation was read as part of it.
+ *   6: a long list of nothing but links (a site's menu that no class names, as on Node.js's API
+ *      pages) and an element with the id `toc` are left out; a heading's own `#` or `§` mark too.
  */
-export const READER_VERSION = 5;
+export const READER_VERSION = 6;
 
 /** A file as the index stores it: its title, its text's length, its passages, whether it is navigation, its sketch. */
 export interface ReadDocument {
