@@ -105,4 +105,28 @@ describe('the pages after the answer', () => {
     // Under a title that names the page the summary introduces.
     expect(outline.sections[1]?.title).toBe('OPTIONS — git-clean(1) Manual Page');
   });
+
+  it('quotes a list item two entries share once, whatever item comes before it', () => {
+    const entry = (id: string, opening: string, family: string, score: number): Note => ({
+      ...note(id, `DNS › dns.resolve${family}()`, score),
+      url: 'file:///docs/dns.html',
+      start: id === 'four' ? 0 : 1000,
+      end: id === 'four' ? 500 : 1500,
+      text: [
+        opening,
+        '- `options` <Object>',
+        '- `ttl` <boolean> Retrieve the Time-To-Live value (TTL) of each record.',
+        `Uses the DNS protocol to resolve IPv${family} addresses for the hostname.`,
+      ].join('\n'),
+    });
+    const outline = answerOutline(
+      'How do I resolve a hostname?',
+      [
+        entry('four', 'Added in: v10.6.0', '4', 2),
+        entry('six', '- `hostname` <string> Host name to resolve.', '6', 1.9),
+      ],
+      DEFAULT_RESEARCH_SETTINGS,
+    );
+    expect(outline.sections.flatMap((section) => section.noteIds)).toEqual(['four']);
+  });
 });

@@ -123,9 +123,16 @@ function foldedText(note: Note): string {
     .trim();
 }
 
-/** A passage's sentences of six words or more, folded: two passages that share one repeat each other. */
+/**
+ * A passage's sentences of six words or more, folded: two passages that share one repeat each other.
+ * Each block, list item and table row is read on its own: an entry's description that two entries
+ * share ("- `ttl` <boolean> Retrieve the Time-To-Live value…") is one sentence, whatever item is
+ * above it.
+ */
 function sentenceKeys(note: Note): string[] {
-  return splitSentences(note.text.replace(/\s+/g, ' '))
+  return note.text
+    .split(/\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)]|\|)\s)/)
+    .flatMap((line) => splitSentences(line.replace(/\s+/g, ' ')))
     .map((sentence) =>
       sentence
         .toLowerCase()
