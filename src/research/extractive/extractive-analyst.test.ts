@@ -321,6 +321,66 @@ describe('the extractive analyst', () => {
     expect(answer.startsWith('> Show what would be done and clean files interactively.')).toBe(true);
   });
 
+  it('quotes an other page in a follow-up answer with its passage, never its summary alone', async () => {
+    const stored = (
+      id: string,
+      page: string,
+      headings: string,
+      text: string,
+      score: number,
+      summary = false,
+    ): Note => ({
+      id,
+      url: `file:///docs/${page}.html`,
+      title: `${page}(1)`,
+      text,
+      query: 'remove untracked files',
+      iteration: 1,
+      score,
+      headings,
+      lead: page === 'git-clean' ? 0 : 1,
+      ...(summary ? { summary: true } : {}),
+    });
+    const notes = [
+      stored(
+        'a1',
+        'git-clean',
+        'git-clean(1) Manual Page › DESCRIPTION',
+        'Cleans the working tree by recursively removing untracked files that are not under version control.',
+        3,
+      ),
+      stored(
+        'a2',
+        'git-clean',
+        'git-clean(1) Manual Page › DESCRIPTION',
+        'Normally, only untracked files unknown to Git are removed, but ignored files can be removed too.',
+        2.9,
+      ),
+      stored('b0', 'git-status', 'git-status(1) Manual Page › NAME', 'git-status - Show untracked files', 2.5, true),
+      stored(
+        'b1',
+        'git-status',
+        'git-status(1) Manual Page › OPTIONS',
+        'Show untracked files; files removed from the index are listed too.',
+        2.4,
+      ),
+    ];
+    const answer = (
+      await analyst
+        .answer({
+          question: 'How do I remove untracked files?',
+          notes,
+          report: '',
+          conversation: '',
+          citationFor: { [notes[0]!.url]: 1, [notes[2]!.url]: 2 },
+          settings,
+        })
+        .run(signal)
+    ).output;
+    expect(answer).toContain('Cleans the working tree');
+    expect(answer.includes('git-status - Show untracked files')).toBe(answer.includes('Show untracked files; files'));
+  });
+
   it('searches a terse follow-up with the subject of the question before it', async () => {
     const conversation = [
       'User: What does git clean -n do?',

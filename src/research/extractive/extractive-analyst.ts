@@ -283,7 +283,12 @@ export class ExtractiveAnalyst implements Analyst {
           reportLength: 'short',
         },
       );
-      const chosen = outline.sections.flatMap((section) => section.noteIds).slice(0, 3);
+      // Whole sections, the answer's first: a page's summary never without the passage it opens.
+      const chosen: string[] = [];
+      for (const section of outline.sections) {
+        if (chosen.length > 0 && chosen.length + section.noteIds.length > FOLLOW_UP_NOTES) break;
+        chosen.push(...section.noteIds);
+      }
       if (chosen.length === 0) return '_The sources gathered so far do not address this question._';
       const byId = new Map(rescored.map((note) => [note.id, note]));
       return chosen.map((id) => quoted(byId.get(id)!, citationFor[byId.get(id)!.url]!)).join('\n\n');
@@ -299,6 +304,9 @@ function entryTerms(profile: QuestionProfile, note: Note): string[] {
   const terms = stems((note.headings ?? '').split(' › ').at(-1) ?? '');
   return terms.some((term) => isSymbolTerm(term) && profile.terms.includes(term)) ? terms : [];
 }
+
+/** Most passages an offline follow-up answer quotes (its answer section's, when that has more). */
+const FOLLOW_UP_NOTES = 3;
 
 /** Characters of the document a page's summary starts within, and its size bounds. */
 const SUMMARY_WITHIN = 800;
