@@ -57,16 +57,17 @@ function isCodeTitle(heading: string): boolean {
 
 /** The headings of a note's path below the page's own (which says nothing more), outermost first. */
 function pathHeadings(note: Note): string[] {
+  const page = pageName(note.title).toLowerCase();
   return (note.headings ?? note.heading ?? '')
     .split(' › ')
     .map((heading) => heading.trim())
-    .filter(
-      (heading) =>
-        heading &&
-        // The page's own heading ("git-reset(1) Manual Page" on "git-reset(1)") says nothing more.
-        !heading.toLowerCase().startsWith(pageName(note.title).toLowerCase()) &&
-        heading !== pageName(note.title, note.headings),
-    );
+    .filter((heading) => {
+      const folded = heading.toLowerCase();
+      // The page's own heading ("git-reset(1) Manual Page" on "git-reset(1)") says nothing more; an
+      // entry named after the page ("url.searchParams" on "URL") does.
+      const own = folded === page || folded.startsWith(`${page} `);
+      return heading && !own && heading !== pageName(note.title, note.headings);
+    });
 }
 
 /** The headings of a note's path that name a topic (not code, not the page's own title), outermost first. */
