@@ -58,7 +58,8 @@ describe('the answer outline (issue 42)', () => {
     // A path of topics alone: its last two.
     expect(placeOf({ ...note('f', 'git-reset(1) › EXAMPLES › Undo a commit', 1), title: 'git-reset(1)' })).toBe(
       'git-reset(1) › EXAMPLES › Undo a commit',
-    );    // An entry named after its page is the entry, not the page's own heading.
+    );
+    // An entry named after its page is the entry, not the page's own heading.
     const member = {
       ...note('g', 'URL › The WHATWG URL API › Class: URL › url.searchParams', 1),
       title: 'URL | Node.js v18.20.4 Documentation',
