@@ -321,7 +321,7 @@ describe('the extractive analyst', () => {
     expect(answer.startsWith('> Show what would be done and clean files interactively.')).toBe(true);
   });
 
-  it('quotes an other page in a follow-up answer with its passage, never its summary alone', async () => {
+  it('quotes another page in a follow-up answer with its passage, never its summary alone', async () => {
     const stored = (
       id: string,
       page: string,
