@@ -124,20 +124,24 @@ type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
  * every operation, and the license.
  */
 export function completeDocument(document: Document, origin: string): Document {
-  const paths = document.paths ?? {};
   const seen = new Set<string>();
-  for (const [path, item] of Object.entries(paths)) {
+  // Copies, never edits: the server keeps the generated document for every request.
+  const paths: NonNullable<Document['paths']> = {};
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    const completed = { ...item };
     for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const) {
       const operation = item?.[method];
       if (!operation) continue;
       let id = operation.operationId ?? operationIdOf(method, path);
       while (seen.has(id)) id = `${id}_`;
       seen.add(id);
-      operation.operationId = id;
+      completed[method] = { ...operation, operationId: id };
     }
+    paths[path] = completed;
   }
   return {
     ...document,
+    paths,
     info: { ...document.info, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: origin }],
     security: [{ bearer: [] }, { cookie: [] }],

@@ -34,6 +34,8 @@ it('documents every route with an operationId, its security and the server, and 
   timeout: within(60_000),
 }, async () => {
   const document = await (await fetch(`${server.url}/api/openapi.json`)).json();
+  // Generated once and kept: a later request gets the same document.
+  expect(await (await fetch(`${server.url}/api/openapi.json`)).json()).toEqual(document);
   expect(document.servers).toEqual([{ url: server.url }]);
   expect(document.security).toEqual([{ bearer: [] }, { cookie: [] }]);
   const operations = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(
