@@ -25,10 +25,11 @@ export default defineConfig({
     hookTimeout: within(30_000),
     teardownTimeout: within(10_000),
     pool: 'forks',
-    // A worker keeps the modules it loaded from one test file to the next: loading them again for each
-    // file was 85 s of a 200 s test:unit on 2 cores (2026-12-02). The setup file above still runs for
-    // each file, and a test that leaves state in a module is as wrong as one that leaves it in the
-    // environment: a server holds many sessions in one process.
+    // A worker keeps the modules it loaded from one test file to the next. Loading them again for each
+    // file took 94–102 s (vitest's sum over files) of a test:unit of 174–199 s on 2 cores; kept, 22–34 s
+    // of 112–152 s (2026-12-02). The setup file above still runs for each file, and a test that leaves
+    // state in a module is as wrong as one that leaves it in the environment: a server holds many
+    // sessions in one process.
     isolate: false,
     // Every core: test files run side by side (vitest's default leaves one core idle).
     maxWorkers: availableParallelism(),

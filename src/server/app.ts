@@ -214,11 +214,12 @@ export function createApp(dependencies: ServerDependencies, options: { webRoot?:
     return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
   });
   registerPlainRoutes(app.openAPIRegistry);
-  // Generated once, at the first request (every route is registered by then): about 15 ms each time.
-  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+  // Generated at the first request, when every route and component is registered, and kept:
+  // generating it took about 15 ms, on every request. Its server is filled in per request.
+  let generated: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   app.get('/api/openapi.json', (c) => {
-    document ??= app.getOpenAPI31Document({ openapi: '3.1.0', info: documentInfo });
-    return c.json(completeDocument(document, publicOrigin(dependencies, c.req.url)));
+    generated ??= app.getOpenAPI31Document({ openapi: '3.1.0', info: documentInfo });
+    return c.json(completeDocument(generated, publicOrigin(dependencies, c.req.url)));
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
