@@ -1,7 +1,8 @@
 /**
  * Research quality of the offline (extractive) analyst on labeled questions over real documentation
- * nobody here wrote, of different origins (bench/quality/*.json: Python's Sphinx docs, Git's AsciiDoc
- * manual pages, Node.js's API pages, and the PostgreSQL manual, which is never tuned on). Each set is
+ * nobody here wrote, of different origins (bench/quality/*.json: Python's and Django's Sphinx docs, Git's
+ * AsciiDoc manual pages, Node.js's API pages, GNU M4's Texinfo manual, the Debian handbook, and the
+ * PostgreSQL manual, which is never tuned on). Each set is
  * split into a dev half (what tuning may look at) and a test half (what it may not): questions
  * alternate dev, test in file order, unless the set says otherwise (`split`). Both halves print.
  *
@@ -104,6 +105,7 @@ const SETS = [
   'node-docs',
   'm4-docs',
   'debian-handbook',
+  'django-docs',
   'postgresql-docs',
 ];
 
@@ -136,13 +138,21 @@ function pageOf(set: QuestionSet, path: string): string {
   return page;
 }
 
-const navigationNames = /(^|\/)(genindex[^/]*|py-modindex|modindex|contents|search|index|bookindex|all)\.html$/;
+/** Index pages by name wherever they are. */
+const indexNames = /(^|\/)(genindex[^/]*|py-modindex|modindex|bookindex)\.html$/;
+/**
+ * A manual's front pages by name, at its top only: below it, `index.html` and `search.html` are often
+ * chapters of their own (Django's `ref/contrib/admin/index.html`, `topics/db/search.html`; Python's
+ * `install/index.html`), judged by their links like any page.
+ */
+const frontNames = /^(contents|search|index|all)\.html$/;
 
 /** True for index pages, tables of contents and link lists: judged from the HTML itself. */
-function isNavigationPage(path: string, cache: Map<string, boolean>): boolean {
+function isNavigationPage(corpus: string, source: string, cache: Map<string, boolean>): boolean {
+  const path = join(corpus, source);
   const known = cache.get(path);
   if (known !== undefined) return known;
-  let navigation = navigationNames.test(path);
+  let navigation = indexNames.test(source) || frontNames.test(source);
   if (!navigation && path.endsWith('.html') && existsSync(path)) {
     const { document } = parseHTML(readFileSync(path, 'utf8'));
     const main = document.querySelector('[role="main"]') ?? document.querySelector('.body') ?? document.body;
@@ -434,7 +444,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
         answering: [...answering],
         baselineTop1: boxed[0] !== undefined && answering.has(boxed[0]),
         baselineTop3: boxed.some((page) => answering.has(page)),
-        navigation: sources.filter((source) => isNavigationPage(join(set.corpus, source), navigation)),
+        navigation: sources.filter((source) => isNavigationPage(set.corpus, source, navigation)),
         codeHeadings: codeHeadings(report),
         repeatedSentences: repeatedSentences(report),
         cutLeadIns: cutLeadIns(report),
