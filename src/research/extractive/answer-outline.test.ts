@@ -87,6 +87,32 @@ describe('the answer outline (issue 42)', () => {
     );
     expect(outline.sections[0]?.noteIds).toEqual(['entry', 'example']);
   });
+  it('ranks a page by its place in the first search, though its best passage came from a later search', () => {
+    // Django's "run code after commit": the first search ranked transactions first and testing tools
+    // second; a later search found each page's best passage, which carries no place of its own.
+    const passage = (id: string, page: string, start: number, score: number, lead?: number): Note => {
+      const { lead: _lead, ...rest } = note(id, `${page} › Section ${id}`, score);
+      return {
+        ...rest,
+        url: `file:///docs/${page}.html`,
+        title: page,
+        text: `Passage ${id}: words of ${page} that differ from every other passage here.`,
+        start,
+        end: start + 60,
+        ...(lead === undefined ? {} : { lead }),
+      };
+    };
+    const notes = [
+      passage('later-first', 'transactions', 100, 1.36),
+      passage('searched-first', 'transactions', 900, 1.05, 0),
+      passage('later-second', 'testing-tools', 100, 1.4),
+      passage('searched-second', 'testing-tools', 900, 1.39, 1),
+    ];
+    const outline = answerOutline('How do I run code after a commit?', notes, DEFAULT_RESEARCH_SETTINGS);
+    // 1.36 × 1 (first) beats 1.4 × 0.75 (second); read by the best passage's own place, each page
+    // got the unsearched prior and the second page led.
+    expect(outline.sections[0]?.noteIds[0]).toBe('later-first');
+  });
 });
 
 describe('the pages after the answer', () => {

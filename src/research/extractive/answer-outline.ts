@@ -36,9 +36,14 @@ const NEAR_COPY = 0.8;
 /** Another page is quoted when its best passage reaches this share of the answer's. */
 const ALSO_FLOOR = 0.55;
 
-function prior(note: Note): number {
-  if (note.lead === undefined) return UNSEARCHED_PRIOR;
-  return LEAD_PRIOR[Math.min(note.lead, LEAD_PRIOR.length - 1)]!;
+/**
+ * The prior of a page: of its place in the run's first search, which any of its notes may carry (a
+ * passage of the page that a later search found is still of the page the first search ranked).
+ */
+function prior(members: readonly Note[]): number {
+  const leads = members.flatMap((note) => (note.lead === undefined ? [] : [note.lead]));
+  if (leads.length === 0) return UNSEARCHED_PRIOR;
+  return LEAD_PRIOR[Math.min(Math.min(...leads), LEAD_PRIOR.length - 1)]!;
 }
 
 /**
@@ -179,7 +184,7 @@ export function answerOutline(title: string, notes: readonly Note[], settings: R
     .map(([url, members]) => ({
       url,
       members,
-      score: Math.max(...members.map((note) => (note.score ?? 0) - (note.titleBonus ?? 0))) * prior(members[0]!),
+      score: Math.max(...members.map((note) => (note.score ?? 0) - (note.titleBonus ?? 0))) * prior(members),
     }))
     .sort((a, b) => b.score - a.score || a.url.localeCompare(b.url));
   const [answer, ...others] = pages as [(typeof pages)[number], ...typeof pages];
