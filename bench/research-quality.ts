@@ -143,7 +143,7 @@ const indexNames = /(^|\/)(genindex[^/]*|py-modindex|modindex|bookindex)\.html$/
 /**
  * A manual's front pages by name, at its top only: below it, `index.html` and `search.html` are often
  * chapters of their own (Django's `ref/contrib/admin/index.html`, `topics/db/search.html`; Python's
- * `install/index.html`), judged by their links like any page.
+ * `installing/index.html`), judged by their links like any page.
  */
 const frontNames = /^(contents|search|index|all)\.html$/;
 
