@@ -112,6 +112,17 @@ describe('the answer outline (issue 42)', () => {
     // 1.36 × 1 (first) beats 1.4 × 0.75 (second); read by the best passage's own place, each page
     // got the unsearched prior and the second page led.
     expect(outline.sections[0]?.noteIds[0]).toBe('later-first');
+    // The same when the passage read in the first search is left out, covered by the later one.
+    const covered = [
+      passage('later-first', 'transactions', 100, 1.36),
+      passage('read-first', 'transactions', 120, 1.05, 0),
+    ];
+    const again = answerOutline(
+      'How do I run code after a commit?',
+      [...covered, ...notes.slice(2)],
+      DEFAULT_RESEARCH_SETTINGS,
+    );
+    expect(again.sections[0]?.noteIds).toEqual(['later-first']);
   });
 });
 

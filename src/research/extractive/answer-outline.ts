@@ -37,13 +37,15 @@ const NEAR_COPY = 0.8;
 const ALSO_FLOOR = 0.55;
 
 /**
- * The prior of a page: of its place in the run's first search, which any of its notes may carry (a
- * passage of the page that a later search found is still of the page the first search ranked).
+ * The prior of each page: of its place in the run's first search, which any of its notes may carry
+ * (a passage of the page that a later search found, or one that covers a passage read there, is
+ * still of the page the first search ranked).
  */
-function prior(members: readonly Note[]): number {
-  const leads = members.flatMap((note) => (note.lead === undefined ? [] : [note.lead]));
-  if (leads.length === 0) return UNSEARCHED_PRIOR;
-  return LEAD_PRIOR[Math.min(Math.min(...leads), LEAD_PRIOR.length - 1)]!;
+function priors(notes: readonly Note[]): Map<string, number> {
+  const places = new Map<string, number>();
+  for (const note of notes)
+    if (note.lead !== undefined) places.set(note.url, Math.min(note.lead, places.get(note.url) ?? note.lead));
+  return new Map([...places].map(([url, lead]) => [url, LEAD_PRIOR[Math.min(lead, LEAD_PRIOR.length - 1)]!]));
 }
 
 /**
@@ -180,11 +182,14 @@ export function answerOutline(title: string, notes: readonly Note[], settings: R
   // Pages compared by their best passage, without what it owes to the page's title (the search
   // weighed titles already: a page is never put above the search's first for a title-word match),
   // times the prior of the page's place in the run's first search.
+  const prior = priors(notes);
   const pages = [...byPage.entries()]
     .map(([url, members]) => ({
       url,
       members,
-      score: Math.max(...members.map((note) => (note.score ?? 0) - (note.titleBonus ?? 0))) * prior(members),
+      score:
+        Math.max(...members.map((note) => (note.score ?? 0) - (note.titleBonus ?? 0))) *
+        (prior.get(url) ?? UNSEARCHED_PRIOR),
     }))
     .sort((a, b) => b.score - a.score || a.url.localeCompare(b.url));
   const [answer, ...others] = pages as [(typeof pages)[number], ...typeof pages];
