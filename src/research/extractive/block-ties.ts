@@ -43,7 +43,7 @@ export function announces(block: TiedBlock): boolean {
     /\b(?:as follows|the following|like this|like so|shown below|below|for example|for instance|e\.g\.|such as)[.:]?$/i.test(
       text,
     ) ||
-    /\b(?:the following (?:example|command|commands|code|program|script|file)|here is an? (?:example|program|sample))\b/i.test(
+    /\b(?:the following (?:example|command|commands|code|program|script|file)|here(?: is|['’]s) an? (?:example|program|sample))\b/i.test(
       text,
     )
   );

@@ -159,6 +159,18 @@ describe('blocks and passages (issue 42)', () => {
     // A lead-in that is all a passage is stays: there is nothing else to quote.
     const alone = { ...both, first: 1, start: first.length + 2, text: leadIn };
     expect(withoutCutLeadIn(page, blocks, alone)).toBe(alone);
+    // "Here’s an example…" announces as "Here is an example…" does, whatever ends it (Django's time
+    // zones page: "Here’s an example that stores the current timezone in the session. (It skips
+    // error handling entirely for the sake of simplicity.)").
+    for (const announcing of [
+      'Here’s an example that stores the current timezone in the session. (It skips error handling.)',
+      "Here's an example that stores the current timezone in the session.",
+    ]) {
+      const example = `${first}\n\n${announcing}`;
+      const examplePage = source(example);
+      const run = { ...both, text: example, end: example.length };
+      expect(withoutCutLeadIn(examplePage, blocksOf(examplePage), run).text).toBe(first);
+    }
   });
 
   it('quotes a long paragraph with a long note box after it, rather than never quoting the paragraph', () => {
