@@ -12,6 +12,8 @@
  *   - first search rank 1: Quarry's first search step (read from its journal) ranks an answering page first;
  *   - cited first / cited: the report's first source / any source is an answering page;
  *   - answer phrase: the report holds a phrase of an answering page that carries the answer;
+ *   - where it was lost, when the report does not hold it (read from the journal): in a passage the
+ *     research noted but did not quote / in a page it read but in none of its notes / in nothing it read;
  *   - navigation pages cited, identifier headings (a section titled with an id, anchor or signature),
  *     repeated sentences (one sentence in two quotes of a report, or in a quote and its own words), quotes
  *     that end on a colon (a lead-in quoted without what it announces): all should be 0;
@@ -54,6 +56,9 @@ interface QuestionSet {
 
 type Half = 'dev' | 'test';
 
+/** Where a report's missing answer phrase was: in a passage noted but not quoted, a page read, nothing read. */
+type Lost = 'noted' | 'read' | 'unread';
+
 interface Outcome {
   half: Half;
   question: string;
@@ -67,6 +72,8 @@ interface Outcome {
   answering: string[];
   /** The answer phrase in the report's first section (its answer). */
   phraseFirst: boolean;
+  /** Where the research had the answer phrase it did not quote (from its journal); null when quoted. */
+  lost: Lost | null;
   baselineTop1: boolean;
   baselineTop3: boolean;
   /** The passage box: its best 1, 3 and 5 passages hold an answer phrase. */
@@ -367,24 +374,37 @@ function research(
 }
 
 /**
- * The pages of each session's first search step, best first (file paths), from its journal: read
- * once all of a set's questions are done, since opening the store with this checkout's code
- * migrates it, and a build measured from another checkout (`QUALITY_BUILD`) may not open it after.
+ * From each session's journal: the pages of its first search step, best first (file paths), and
+ * where the answer phrase was that its report does not hold (the passages it noted, the pages it
+ * read). Read once all of a set's questions are done, since opening the store with this checkout's
+ * code migrates it, and a build measured from another checkout (`QUALITY_BUILD`) may not open it after.
  */
-async function firstSearchPages(home: string, sessionIds: string[]): Promise<Map<string, string[]>> {
+async function fromJournals(
+  home: string,
+  sessions: Map<string, (text: string) => boolean>,
+): Promise<Map<string, { pages: string[]; lost: Lost }>> {
   const store = await openStore({ db: join(home, 'quarry.db') });
   try {
-    const pages = new Map<string, string[]>();
-    for (const sessionId of sessionIds) {
+    const found = new Map<string, { pages: string[]; lost: Lost }>();
+    for (const [sessionId, holds] of sessions) {
       const steps = await store.listSteps(sessionId);
       const search = steps.filter((step) => /search-\d+$/.test(step.key)).sort((a, b) => a.seq - b.seq)[0];
       const results = (search?.output as { results?: { url: string }[] } | undefined)?.results ?? [];
-      pages.set(
-        sessionId,
-        results.map((result) => decodeURIComponent(result.url.replace(/^file:\/\//, ''))),
-      );
+      const noted = steps
+        .filter((step) => /\/notes-\d+$/.test(step.key))
+        .flatMap((step) => (step.output as { value?: { text?: string }[] } | undefined)?.value ?? []);
+      const read = steps.filter((step) => /\/read-\d+$/.test(step.key)).map((step) => step.output as { text?: string });
+      const lost: Lost = noted.some((note) => holds(note.text ?? ''))
+        ? 'noted'
+        : read.some((source) => holds(source?.text ?? ''))
+          ? 'read'
+          : 'unread';
+      found.set(sessionId, {
+        pages: results.map((result) => decodeURIComponent(result.url.replace(/^file:\/\//, ''))),
+        lost,
+      });
     }
-    return pages;
+    return found;
   } finally {
     await store.close();
   }
@@ -410,6 +430,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
     const passages = new PassageSearch(join(home, 'quarry.db'));
     const wanted = process.env.QUALITY_HALF;
     const sessionOf = new Map<number, string>();
+    const holdsOf = new Map<string, (text: string) => boolean>();
     const limit = envInteger('QUALITY_LIMIT', set.questions.length);
     for (const [index, labeled] of set.questions.slice(0, limit).entries()) {
       const half = halfOf(set, index);
@@ -423,12 +444,17 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
       const { report, sessionId, ms, error } = await research(home, set.corpus, labeled.question);
       const listed = listedSources(report);
       const sources = reportSources(report).map((path) => pageOf(set, path));
-      if (sessionId) sessionOf.set(outcomes.length, sessionId);
+      if (sessionId) {
+        sessionOf.set(outcomes.length, sessionId);
+        holdsOf.set(sessionId, holds);
+      }
       outcomes.push({
         half,
         question: labeled.question,
         phrase: holds(reportBody(report)),
         phraseFirst: holds(firstSection(report)),
+        // Read from the journals once every question of the set is done (`fromJournals`).
+        lost: null,
         passageTop: [passageHits[0] === true, passageHits.slice(0, 3).some(Boolean), passageHits.some(Boolean)],
         unquoted: report
           ? unquotedText(report, (number) => {
@@ -438,7 +464,6 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
           : [],
         cited: sources.some((source) => answering.has(source)),
         first: sources[0] !== undefined && answering.has(sources[0]),
-        // Read from the journals once every question of the set is done (`firstSearchPages`).
         searchFirst: false,
         searchTop5: false,
         answering: [...answering],
@@ -454,10 +479,12 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
         error,
       });
     }
-    const searches = await firstSearchPages(home, [...sessionOf.values()]);
+    const journals = await fromJournals(home, holdsOf);
     for (const [index, sessionId] of sessionOf) {
       const outcome = outcomes[index]!;
-      const searched = searches.get(sessionId) ?? [];
+      const journal = journals.get(sessionId);
+      const searched = journal?.pages ?? [];
+      if (!outcome.phrase && journal) outcome.lost = journal.lost;
       const answers = (path: string) => outcome.answering.includes(pageOf(set, path));
       outcome.searchFirst = searched[0] !== undefined && answers(searched[0]);
       outcome.searchTop5 = searched.slice(0, 5).some(answers);
@@ -502,7 +529,7 @@ async function measureSets(names: string[]): Promise<void> {
       const n = (pick: (outcome: Outcome) => boolean) => count(part, pick);
       const sum = (pick: (outcome: Outcome) => number) => part.reduce((total, outcome) => total + pick(outcome), 0);
       rows.push(
-        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.cutLeadIns)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
+        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${n((o) => o.lost === 'noted')} / ${n((o) => o.lost === 'read')} / ${n((o) => o.lost === 'unread')} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.cutLeadIns)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
       );
     }
     details.push(
@@ -511,18 +538,18 @@ async function measureSets(names: string[]): Promise<void> {
     const mark = (ok: boolean) => (ok ? '✓' : '✗');
     for (const o of outcomes)
       details.push(
-        `- ${o.half} ${mark(o.baselineTop1)} ${mark(o.passageTop[1])} ${mark(o.searchFirst)} ${mark(o.first)} ${mark(o.cited)} ${mark(o.phrase)} ${mark(o.phraseFirst)} ${o.question}${o.error ? ` — error: ${o.error}` : ''} → ${o.sources.slice(0, 3).join(', ')}${o.navigation.length ? ` (navigation: ${o.navigation.join(', ')})` : ''}${o.codeHeadings.length ? ` (code headings: ${o.codeHeadings.join(' | ')})` : ''}${o.repeatedSentences ? ` (${o.repeatedSentences} repeated)` : ''}${o.cutLeadIns ? ` (${o.cutLeadIns} ending on a colon)` : ''}${o.unquoted.length ? ` (not verbatim: ${o.unquoted.map((text) => JSON.stringify(text.slice(0, 80))).join(' | ')})` : ''}`,
+        `- ${o.half} ${mark(o.baselineTop1)} ${mark(o.passageTop[1])} ${mark(o.searchFirst)} ${mark(o.first)} ${mark(o.cited)} ${mark(o.phrase)} ${mark(o.phraseFirst)}${o.lost ? ` (${o.lost})` : ''} ${o.question}${o.error ? ` — error: ${o.error}` : ''} → ${o.sources.slice(0, 3).join(', ')}${o.navigation.length ? ` (navigation: ${o.navigation.join(', ')})` : ''}${o.codeHeadings.length ? ` (code headings: ${o.codeHeadings.join(' | ')})` : ''}${o.repeatedSentences ? ` (${o.repeatedSentences} repeated)` : ''}${o.cutLeadIns ? ` (${o.cutLeadIns} ending on a colon)` : ''}${o.unquoted.length ? ` (not verbatim: ${o.unquoted.map((text) => JSON.stringify(text.slice(0, 80))).join(' | ')})` : ''}`,
       );
   }
   console.log('\n## Research quality: the offline analyst beside a plain FTS5 page box and passage box\n');
   console.log(
-    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; then sentences not word for word in their cited document, code headings, repeated sentences, quotes that end on a colon (a lead-in without what it announces), navigation pages cited (all should be 0), failed runs, and time per question (a fresh `quarry run`) beside the page box.\n',
+    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; where a report without it had it (in a passage it noted but did not quote / in a page it read, in none of its notes / in nothing it read); then sentences not word for word in their cited document, code headings, repeated sentences, quotes that end on a colon (a lead-in without what it announces), navigation pages cited (all should be 0), failed runs, and time per question (a fresh `quarry run`) beside the page box.\n',
   );
   console.log(
-    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | not verbatim | code headings | repeated | ending on a colon | navigation | failed | per question: Quarry / box | indexing |',
+    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | without it: noted / read / unread | not verbatim | code headings | repeated | ending on a colon | navigation | failed | per question: Quarry / box | indexing |',
   );
   console.log(
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const row of rows) console.log(row);
   if (process.env.QUALITY_DETAILS !== '0') for (const line of details) console.log(line);
