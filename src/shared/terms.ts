@@ -173,6 +173,7 @@ const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['folder', 'directory'],
   ['display', 'show'],
   ['modify', 'change', 'alter'],
+  ['replace', 'substitute'],
 ];
 
 /** The stems of a word's usual inflections: "modify" → modify, modifi (modified), … */

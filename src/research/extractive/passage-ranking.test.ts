@@ -24,6 +24,9 @@ describe('passage ranking with the manual’s words for the question’s (issue 
     expect(synonymsOf('Removing')).toEqual(['delete', 'erase']);
     expect(synonymsOf('folders')).toEqual(['directory']);
     expect(synonymsOf('modified')).toEqual(['change', 'alter']);
+    // "substitution" and "substitutes" too: m4's `patsubst` does "Global substitution in a string".
+    expect(synonymsOf('replace')).toEqual(['substitute']);
+    expect(synonymsOf('substitution')).toEqual(['replace']);
     // A topic word is no synonym: "revert" is a command of its own in Git, not an undo.
     expect(synonymsOf('undo')).toEqual([]);
     expect(synonymsOf('make')).toEqual([]);
@@ -38,6 +41,25 @@ describe('passage ranking with the manual’s words for the question’s (issue 
     const scores = scored('How do I delete the untracked files in a folder?', text);
     expect(scores.get('Remove untracked files from the working tree, one directory at a time.')).toBeGreaterThan(
       scores.get('Untracked files are listed by the status command when asked.')! + 0.2,
+    );
+  });
+
+  it('counts "global substitution" as replacing, so patsubst answers "replace every match"', () => {
+    // m4's manual: `regexp` searches, `patsubst` replaces; both entries speak of regular expressions.
+    const text = [
+      '# Regular expressions',
+      '## regexp',
+      'Searching for regular expressions is done with the builtin regexp, which finds every match of a regular expression in a string.',
+      '## patsubst',
+      'Global substitution in a string is done by patsubst, for every match of a regular expression.',
+    ].join('\n\n');
+    const scores = scored('How do I replace every match of a regular expression in a string?', text);
+    expect(
+      scores.get('Global substitution in a string is done by patsubst, for every match of a regular expression.'),
+    ).toBeGreaterThan(
+      scores.get(
+        'Searching for regular expressions is done with the builtin regexp, which finds every match of a regular expression in a string.',
+      )! + 0.2,
     );
   });
 
