@@ -72,6 +72,8 @@ interface Outcome {
   answering: string[];
   /** The answer phrase in the report's first section (its answer). */
   phraseFirst: boolean;
+  /** Characters of the report's first section and of its body: what a reader reads to find the answer. */
+  length: { first: number; body: number };
   /** Where the research had the answer phrase it did not quote (from its journal); null when quoted. */
   lost: Lost | null;
   baselineTop1: boolean;
@@ -453,6 +455,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
         question: labeled.question,
         phrase: holds(reportBody(report)),
         phraseFirst: holds(firstSection(report)),
+        length: { first: firstSection(report).length, body: reportBody(report).length },
         // Read from the journals once every question of the set is done (`fromJournals`).
         lost: null,
         passageTop: [passageHits[0] === true, passageHits.slice(0, 3).some(Boolean), passageHits.some(Boolean)],
@@ -529,7 +532,7 @@ async function measureSets(names: string[]): Promise<void> {
       const n = (pick: (outcome: Outcome) => boolean) => count(part, pick);
       const sum = (pick: (outcome: Outcome) => number) => part.reduce((total, outcome) => total + pick(outcome), 0);
       rows.push(
-        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${n((o) => o.lost === 'noted')} / ${n((o) => o.lost === 'read')} / ${n((o) => o.lost === 'unread')} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.cutLeadIns)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
+        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${n((o) => o.lost === 'noted')} / ${n((o) => o.lost === 'read')} / ${n((o) => o.lost === 'unread')} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.cutLeadIns)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${median(part.map((o) => o.length.first)).toFixed(0)} / ${median(part.map((o) => o.length.body)).toFixed(0)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
       );
     }
     details.push(
@@ -543,13 +546,13 @@ async function measureSets(names: string[]): Promise<void> {
   }
   console.log('\n## Research quality: the offline analyst beside a plain FTS5 page box and passage box\n');
   console.log(
-    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; where a report without it had it (in a passage it noted but did not quote / in a page it read, in none of its notes / in nothing it read); then sentences not word for word in their cited document, code headings, repeated sentences, quotes that end on a colon (a lead-in without what it announces), navigation pages cited (all should be 0), failed runs, and time per question (a fresh `quarry run`) beside the page box.\n',
+    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; where a report without it had it (in a passage it noted but did not quote / in a page it read, in none of its notes / in nothing it read); then sentences not word for word in their cited document, code headings, repeated sentences, quotes that end on a colon (a lead-in without what it announces), navigation pages cited (all should be 0), failed runs, the median characters of the first section and of the body (what a reader reads: a change that quotes more must show it), and time per question (a fresh `quarry run`) beside the page box.\n',
   );
   console.log(
-    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | without it: noted / read / unread | not verbatim | code headings | repeated | ending on a colon | navigation | failed | per question: Quarry / box | indexing |',
+    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | without it: noted / read / unread | not verbatim | code headings | repeated | ending on a colon | navigation | failed | characters: first section / body (median) | per question: Quarry / box | indexing |',
   );
   console.log(
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const row of rows) console.log(row);
   if (process.env.QUALITY_DETAILS !== '0') for (const line of details) console.log(line);
