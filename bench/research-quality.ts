@@ -13,7 +13,8 @@
  *   - cited first / cited: the report's first source / any source is an answering page;
  *   - answer phrase: the report holds a phrase of an answering page that carries the answer;
  *   - where it was lost, when the report does not hold it (read from the journal): in a passage the
- *     research noted but did not quote / in a page it read but in none of its notes / in nothing it read;
+ *     research noted but did not quote / in what it read of a page but in none of its notes / in a part
+ *     of an answering page it did not read (it read others) / in no answering page it read;
  *   - navigation pages cited, identifier headings (a section titled with an id, anchor or signature),
  *     repeated sentences (one sentence in two quotes of a report, or in a quote and its own words), quotes
  *     that end on a colon (a lead-in quoted without what it announces): all should be 0;
@@ -56,8 +57,11 @@ interface QuestionSet {
 
 type Half = 'dev' | 'test';
 
-/** Where a report's missing answer phrase was: in a passage noted but not quoted, a page read, nothing read. */
-type Lost = 'noted' | 'read' | 'unread';
+/**
+ * Where a report's missing answer phrase was: in a passage noted but not quoted; in what was read of a
+ * page, in no note; in a part of an answering page that was not read (the page was); in no page read.
+ */
+type Lost = 'noted' | 'read' | 'part' | 'unread';
 
 interface Outcome {
   half: Half;
@@ -383,24 +387,31 @@ function research(
  */
 async function fromJournals(
   home: string,
-  sessions: Map<string, (text: string) => boolean>,
+  sessions: Map<string, { holds: (text: string) => boolean; answers: (path: string) => boolean }>,
 ): Promise<Map<string, { pages: string[]; lost: Lost }>> {
   const store = await openStore({ db: join(home, 'quarry.db') });
   try {
     const found = new Map<string, { pages: string[]; lost: Lost }>();
-    for (const [sessionId, holds] of sessions) {
+    for (const [sessionId, { holds, answers }] of sessions) {
       const steps = await store.listSteps(sessionId);
       const search = steps.filter((step) => /search-\d+$/.test(step.key)).sort((a, b) => a.seq - b.seq)[0];
       const results = (search?.output as { results?: { url: string }[] } | undefined)?.results ?? [];
       const noted = steps
         .filter((step) => /\/notes-\d+$/.test(step.key))
         .flatMap((step) => (step.output as { value?: { text?: string }[] } | undefined)?.value ?? []);
-      const read = steps.filter((step) => /\/read-\d+$/.test(step.key)).map((step) => step.output as { text?: string });
+      const read = steps
+        .filter((step) => /\/read-\d+$/.test(step.key))
+        .map((step) => step.output as { url?: string; text?: string } | undefined);
+      const readAnswering = read.some((source) =>
+        answers(decodeURIComponent((source?.url ?? '').replace(/^file:\/\//, ''))),
+      );
       const lost: Lost = noted.some((note) => holds(note.text ?? ''))
         ? 'noted'
         : read.some((source) => holds(source?.text ?? ''))
           ? 'read'
-          : 'unread';
+          : readAnswering
+            ? 'part'
+            : 'unread';
       found.set(sessionId, {
         pages: results.map((result) => decodeURIComponent(result.url.replace(/^file:\/\//, ''))),
         lost,
@@ -432,7 +443,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
     const passages = new PassageSearch(join(home, 'quarry.db'));
     const wanted = process.env.QUALITY_HALF;
     const sessionOf = new Map<number, string>();
-    const holdsOf = new Map<string, (text: string) => boolean>();
+    const judgesOf = new Map<string, { holds: (text: string) => boolean; answers: (path: string) => boolean }>();
     const limit = envInteger('QUALITY_LIMIT', set.questions.length);
     for (const [index, labeled] of set.questions.slice(0, limit).entries()) {
       const half = halfOf(set, index);
@@ -448,7 +459,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
       const sources = reportSources(report).map((path) => pageOf(set, path));
       if (sessionId) {
         sessionOf.set(outcomes.length, sessionId);
-        holdsOf.set(sessionId, holds);
+        judgesOf.set(sessionId, { holds, answers: (path) => answering.has(pageOf(set, path)) });
       }
       outcomes.push({
         half,
@@ -482,7 +493,7 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
         error,
       });
     }
-    const journals = await fromJournals(home, holdsOf);
+    const journals = await fromJournals(home, judgesOf);
     for (const [index, sessionId] of sessionOf) {
       const outcome = outcomes[index]!;
       const journal = journals.get(sessionId);
@@ -532,7 +543,7 @@ async function measureSets(names: string[]): Promise<void> {
       const n = (pick: (outcome: Outcome) => boolean) => count(part, pick);
       const sum = (pick: (outcome: Outcome) => number) => part.reduce((total, outcome) => total + pick(outcome), 0);
       rows.push(
-        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${n((o) => o.lost === 'noted')} / ${n((o) => o.lost === 'read')} / ${n((o) => o.lost === 'unread')} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.cutLeadIns)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${median(part.map((o) => o.length.first)).toFixed(0)} / ${median(part.map((o) => o.length.body)).toFixed(0)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
+        `| ${name} | ${half} (${part.length}) | ${n((o) => o.baselineTop1)} / ${n((o) => o.baselineTop3)} | ${n((o) => o.passageTop[0])} / ${n((o) => o.passageTop[1])} / ${n((o) => o.passageTop[2])} | ${n((o) => o.searchFirst)} / ${n((o) => o.searchTop5)} | ${n((o) => o.first)} | ${n((o) => o.cited)} | ${n((o) => o.phrase)} | ${n((o) => o.phraseFirst)} | ${n((o) => o.lost === 'noted')} / ${n((o) => o.lost === 'read')} / ${n((o) => o.lost === 'part')} / ${n((o) => o.lost === 'unread')} | ${sum((o) => o.unquoted.length)} | ${sum((o) => o.codeHeadings.length)} | ${sum((o) => o.repeatedSentences)} | ${sum((o) => o.cutLeadIns)} | ${sum((o) => o.navigation.length)} | ${n((o) => o.error !== undefined)} | ${median(part.map((o) => o.length.first)).toFixed(0)} / ${median(part.map((o) => o.length.body)).toFixed(0)} | ${(median(part.map((o) => o.ms)) / 1000).toFixed(2)} s / ${median(part.map((o) => o.baselineMs)).toFixed(1)} ms | ${(indexMs / 1000).toFixed(1)} s |`,
       );
     }
     details.push(
@@ -546,10 +557,10 @@ async function measureSets(names: string[]): Promise<void> {
   }
   console.log('\n## Research quality: the offline analyst beside a plain FTS5 page box and passage box\n');
   console.log(
-    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; where a report without it had it (in a passage it noted but did not quote / in a page it read, in none of its notes / in nothing it read); then sentences not word for word in their cited document, code headings, repeated sentences, quotes that end on a colon (a lead-in without what it announces), navigation pages cited (all should be 0), failed runs, the median characters of the first section and of the body (what a reader reads: a change that quotes more must show it), and time per question (a fresh `quarry run`) beside the page box.\n',
+    'Counts of questions. Page box: top-1 / top-3 hold an answering page. Passage box: top-1 / 3 / 5 passages hold an answer phrase. Quarry: its first search ranks an answering page first / among its first five; the report cites one first; cites one; holds an answer phrase in its body; in its first section; where a report without it had it (in a passage it noted but did not quote / in what it read of a page, in none of its notes / in a part of an answering page it did not read, having read others / in no answering page it read); then sentences not word for word in their cited document, code headings, repeated sentences, quotes that end on a colon (a lead-in without what it announces), navigation pages cited (all should be 0), failed runs, the median characters of the first section and of the body (what a reader reads: a change that quotes more must show it), and time per question (a fresh `quarry run`) beside the page box.\n',
   );
   console.log(
-    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | without it: noted / read / unread | not verbatim | code headings | repeated | ending on a colon | navigation | failed | characters: first section / body (median) | per question: Quarry / box | indexing |',
+    '| set | half | page box top-1 / top-3 | passage box top-1 / 3 / 5 | first search top-1 / top-5 | cited first | cited | answer phrase | in first section | without it: noted / read / part unread / page unread | not verbatim | code headings | repeated | ending on a colon | navigation | failed | characters: first section / body (median) | per question: Quarry / box | indexing |',
   );
   console.log(
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
