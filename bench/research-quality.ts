@@ -27,7 +27,16 @@
  *   QUALITY_BUILD=/tmp/before                 another checkout's build (bin/, dist/) instead of this one
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -508,6 +517,13 @@ async function measureSet(name: string, set: QuestionSet): Promise<{ outcomes: O
     return { outcomes, indexMs };
   } finally {
     box.close();
+    // QUALITY_KEEP=<folder>: each set's home (its store, with every session's journal) is kept there.
+    const keep = process.env.QUALITY_KEEP;
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      rmSync(join(keep, name), { recursive: true, force: true });
+      cpSync(home, join(keep, name), { recursive: true });
+    }
     rmSync(home, { recursive: true, force: true });
   }
 }
