@@ -25,6 +25,7 @@
  *   QUALITY_SET=git-docs QUALITY_LIMIT=10     one set, its first questions
  *   QUALITY_HALF=dev                          one half only
  *   QUALITY_BUILD=/tmp/before                 another checkout's build (bin/, dist/) instead of this one
+ *   QUALITY_KEEP=/tmp/kept                    keep each set's store and journals there (quarry show, export)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import {
