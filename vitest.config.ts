@@ -26,7 +26,7 @@ export default defineConfig({
     teardownTimeout: within(10_000),
     pool: 'forks',
     // A worker keeps the modules it loaded from one test file to the next. Loading them again for each
-    // file took 94–102 s (vitest's sum over files) of a test:unit of 174–199 s on 2 cores; kept, 22–34 s
+    // file took 94–102 s (vitest's sum over files) of a test:local of 174–199 s on 2 cores; kept, 22–34 s
     // of 112–152 s (2026-12-02). The setup file above still runs for each file, and a test that leaves
     // state in a module is as wrong as one that leaves it in the environment: a server holds many
     // sessions in one process.
