@@ -22,20 +22,6 @@ function opening(text: string): string {
   return splitSentences(plain)[0] ?? plain;
 }
 
-/**
- * A sentence with no subject, as a reference entry goes on after the sentence that names what it is
- * about ("Formats a date according to the given format." then "Uses a similar format to PHP's date()
- * function…"): a capitalised verb in the third person followed by what it acts on. The words left
- * out open sentences of their own ("Sometimes the…", "Unless a…", "This function…").
- */
-const NO_SUBJECT =
-  /^(?!(?:Sometimes|Besides|Perhaps|Always|Afterwards|Towards|Whereas|Unless|Nowadays|Thus|Us|Yes|Its|This|Has|Is|Was|Does)\b)[A-Z][a-z]*[^s\W]s (?:a|an|the|same|similar|all|any|each|no|one|its|their|this|these|those)\b/;
-
-/** A paragraph that opens on a sentence without a subject: it goes on from the paragraph before it. */
-export function continuesEntry(block: TiedBlock): boolean {
-  return block.kind === 'paragraph' && NO_SUBJECT.test(opening(block.text));
-}
-
 /** A block that goes on from the one before it: quoted alone, it speaks of whatever came before. */
 export function leansBack(block: TiedBlock): boolean {
   if (block.kind !== 'paragraph' && block.kind !== 'list') return false;

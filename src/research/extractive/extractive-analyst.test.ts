@@ -41,37 +41,6 @@ const argparse = source(
 );
 
 describe('the extractive analyst', () => {
-  it("quotes an API entry's passage from the entry's one-sentence opening, as one note (issue 42)", async () => {
-    // Node's setImmediate(): versions, parameters, the entry's opening, then what it goes on about.
-    const timers = source(
-      'file:///docs/api/timers.html',
-      'Timers | Node.js Documentation',
-      [
-        '## Timers',
-        'The `timer` module exposes a global API for scheduling functions to be called at some future period of time.',
-        '### Scheduling timers',
-        'A timer in Node.js is an internal construct that calls a given function after a certain period of time.',
-        '#### setImmediate(callback)',
-        'History',
-        '| Version | Changes |\n| v0.9.1 | Added in: v0.9.1 |',
-        '- `callback` <Function> The function to call at the end of this turn of the event loop',
-        'Schedules the "immediate" execution of the `callback` after I/O events\' callbacks.',
-        'When multiple calls to `setImmediate()` are made, the `callback` functions are queued for execution in the order in which they are created. The entire callback queue is processed every event loop iteration.',
-        'If `callback` is not a function, a `TypeError` will be thrown.',
-        'This method has a custom variant for promises that is available using `timersPromises.setImmediate()`.',
-        '#### setInterval(callback, delay)',
-        'Schedules repeated execution of `callback` every `delay` milliseconds.',
-      ].join('\n\n'),
-    );
-    const notes = await notesOf('When does a setImmediate callback run compared to I/O?', timers);
-    const entry = notes.filter((note) => note.text.includes('When multiple calls'));
-    expect(entry).toHaveLength(1);
-    expect(entry[0]!.text).toMatch(/(?:^|\n\n)Schedules the "immediate" execution [^\n]*\n\nWhen multiple calls/);
-    // One note of the entry's opening, not a second of it alone.
-    expect(notes.filter((note) => note.text.includes('Schedules the "immediate"'))).toHaveLength(1);
-    expect(timers.text.slice(entry[0]!.start, entry[0]!.end)).toBe(entry[0]!.text);
-  });
-
   it('lets the first of two chained lead-ins take in the entries below it, in page order (issue 42)', async () => {
     // Texinfo's m4exit page: a lead-in, the macro's entry ending in a lead-in of its own, a second entry.
     const m4exit = source(

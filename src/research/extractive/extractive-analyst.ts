@@ -6,7 +6,6 @@ import type { ResearchSettings } from '../research-settings.ts';
 import type { Note, Outline, SourceText } from '../research-types.ts';
 import { answerOutline, placeOf } from './answer-outline.ts';
 import { withAnnounced } from './definition-entries.ts';
-import { entryOpening } from './entry-openings.ts';
 import { lastHeading } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
 import { DEFINITION_WEIGHT, scorePassages } from './passage-ranking.ts';
@@ -15,9 +14,7 @@ import {
   blocksOf,
   bridge,
   documentRange,
-  PASSAGE_CHARS,
   type Passage,
-  passageFrom,
   passagesOf,
   withoutCodeBlocks,
   withoutCutLeadIn,
@@ -144,25 +141,6 @@ export class ExtractiveAnalyst implements Analyst {
         entry.score = Math.max(entry.score, ...inside.map((other) => other.score));
         entry.definition ||= inside.some((other) => other.definition);
         for (const other of inside) chosen.splice(chosen.indexOf(other), 1);
-      }
-      // A chosen passage is quoted from the sentence that names what it speaks of (`entryOpening`); a
-      // chosen passage that ends on that sentence is then quoted with it, as one.
-      for (const entry of [...chosen].sort((a, b) => b.passage.first - a.passage.first)) {
-        if (!chosen.includes(entry) || entry.summary) continue;
-        const { first, last } = entry.passage;
-        const from = entryOpening(blocks, entry.passage);
-        if (from === first) continue;
-        const held = chosen.filter(
-          ({ passage }) => passage !== entry.passage && passage.last >= from && passage.first < first,
-        );
-        if (held.some((other) => other.summary || other.passage.last >= first)) continue;
-        const start = Math.min(from, ...held.map((other) => other.passage.first));
-        if (blocks[last]!.end - blocks[start]!.start > PASSAGE_CHARS) continue;
-        entry.passage = passageFrom(source, blocks, start, last);
-        entry.score = Math.max(entry.score, ...held.map((other) => other.score));
-        entry.definition ||= held.some((other) => other.definition);
-        entry.titleBonus = Math.max(entry.titleBonus, ...held.map((other) => other.titleBonus));
-        for (const other of held) chosen.splice(chosen.indexOf(other), 1);
       }
       return chosen.map(({ passage: whole, score, definition, titleBonus, summary: isSummary }, index) => {
         const passage = withoutCutLeadIn(source, blocks, whole);

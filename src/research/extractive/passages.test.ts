@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceText } from '../research-types.ts';
 import { withAnnounced } from './definition-entries.ts';
-import { entryOpening } from './entry-openings.ts';
 import { blocksOf, passageAround, passagesOf, withoutCutLeadIn } from './passages.ts';
 
 function source(text: string, segments?: SourceText['segments']): SourceText {
@@ -15,15 +14,6 @@ function source(text: string, segments?: SourceText['segments']): SourceText {
     fetched: true,
     ...(segments ? { segments } : {}),
   };
-}
-
-/** The text the passage that holds the block starting with `opening` is quoted as, from its entry's opening. */
-function quotedFrom(text: string, opening: string): string {
-  const page = source(text);
-  const blocks = blocksOf(page);
-  const index = blocks.findIndex((block) => block.text.startsWith(opening));
-  const run = passageAround(blocks, index)!;
-  return text.slice(blocks[entryOpening(blocks, run)]!.start, blocks[run.last]!.end);
 }
 
 /** The text of the passage that holds the block starting with `opening`. */
@@ -295,49 +285,6 @@ describe('blocks and passages (issue 42)', () => {
     expect(passageOf(text, 'In serialized mode')).toBe(
       'In serialized mode, one connection may be shared by many threads.',
     );
-  });
-
-  it("quotes a reference entry's sentence without a subject from the sentence that names it", () => {
-    const text = [
-      '##### date',
-      'Formats a date according to the given format.',
-      'Uses a similar format to PHP’s date() function with some differences.',
-      'Sometimes the format is given as a setting.',
-    ].join('\n\n');
-    expect(quotedFrom(text, 'Uses a similar')).toBe(
-      'Formats a date according to the given format.\n\nUses a similar format to PHP’s date() function with some differences.',
-    );
-    expect(quotedFrom(text, 'Formats a date')).toBe('Formats a date according to the given format.');
-    // A sentence that opens on an adverb has its subject after it: it stands alone.
-    expect(quotedFrom(text, 'Sometimes')).toBe('Sometimes the format is given as a setting.');
-  });
-
-  it("quotes a paragraph of an entry with the entry's one-sentence opening", () => {
-    const text = [
-      '## Timers',
-      'The timer module exposes a global API for scheduling functions.',
-      '### setImmediate(callback)',
-      'History',
-      '| Version | Changes |\n| v0.9.1 | Added in: v0.9.1 |',
-      '- `callback` <Function> The function to call.',
-      'Schedules the "immediate" execution of the callback after I/O events\' callbacks.',
-      'When multiple calls to setImmediate() are made, the callbacks are queued in the order in which they are created.',
-      'If callback is not a function, a TypeError will be thrown.',
-    ].join('\n\n');
-    expect(quotedFrom(text, 'When multiple calls')).toMatch(
-      /^Schedules the "immediate".*\n\nWhen multiple calls.*created\.$/s,
-    );
-    // Ranked as it stands: the passage itself does not reach back.
-    expect(passageOf(text, 'When multiple calls')).toMatch(/^When multiple calls/);
-    // Only the opening comes along, never the paragraphs between.
-    expect(quotedFrom(text, 'If callback')).toBe('If callback is not a function, a TypeError will be thrown.');
-    // A page's own opening is its summary: the paragraph after it does not bring it.
-    const page = [
-      '## Timers',
-      'The timer module exposes a global API for scheduling functions.',
-      'Timers run on the event loop of Node.js itself.',
-    ].join('\n\n');
-    expect(quotedFrom(page, 'Timers run')).toBe('Timers run on the event loop of Node.js itself.');
   });
 
   it('brings a code block’s callout list, and offers a small section whole', () => {

@@ -343,19 +343,6 @@ export function withoutCutLeadIn(source: SourceText, blocks: readonly Block[], p
   return { ...passage, last, end: blocks[last]!.end, text: passageText(source, blocks, passage.first, last) };
 }
 
-/** Blocks `first` to `last` as a passage of `source`. */
-export function passageFrom(source: SourceText, blocks: readonly Block[], first: number, last: number): Passage {
-  return {
-    first,
-    last,
-    text: passageText(source, blocks, first, last),
-    start: blocks[first]!.start,
-    end: blocks[last]!.end,
-    headings: blocks[first]!.headings,
-    wholeSection: false,
-  };
-}
-
 /** Most blocks between two passages that are quoted as one, with what lies between them. */
 const BRIDGE_BLOCKS = 2;
 
