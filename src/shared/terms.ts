@@ -115,6 +115,15 @@ export function isSymbolTerm(term: string): boolean {
   return /^qs(?:\d{3})+$/.test(term);
 }
 
+/**
+ * True for a term that names code: a symbol (`-n`, `$@`, `symbolTerms`) or an identifier written
+ * with underscores (`work_mem`, `ROOT_URLCONF`, `on_commit`), which a question names as the manual
+ * heads its entry.
+ */
+export function namesCode(term: string): boolean {
+  return isSymbolTerm(term) || /^[a-z0-9]+(?:_[a-z0-9]+)+$/.test(term);
+}
+
 /** A light suffix stemmer, so "tuples" meets "tuple" and "sorting" meets "sort". */
 export function stem(word: string): string {
   if (isSymbolTerm(word)) return word;

@@ -1,4 +1,4 @@
-import { isSymbolTerm } from '../../shared/terms.ts';
+import { namesCode } from '../../shared/terms.ts';
 import type { Analyst, AnalystCall } from '../analyst.ts';
 import { asBlockquote, attributionLine } from '../quoted-report.ts';
 import { coverage, profileQuestion, type QuestionProfile, stems } from '../relevance.ts';
@@ -246,7 +246,7 @@ export class ExtractiveAnalyst implements Analyst {
       const profile = profileQuestion(question);
       // A symbol ("What does -i do?") is answered by its entry: a note that only lists it (a synopsis,
       // "unless given -f, -i or -n") tells nothing of it.
-      if (profile.terms.some(isSymbolTerm) && !notes.some((note) => entryTerms(profile, note).length > 0))
+      if (profile.terms.some(namesCode) && !notes.some((note) => entryTerms(profile, note).length > 0))
         return { action: 'research' as const, reason: 'no stored passage is the entry of what the question names' };
       // What a note says, not what its code shows.
       const best = Math.max(0, ...notes.map((note) => coverage(profile, new Set(stems(withoutCodeBlocks(note.text))))));
@@ -302,7 +302,7 @@ export class ExtractiveAnalyst implements Analyst {
  */
 function entryTerms(profile: QuestionProfile, note: Note): string[] {
   const terms = stems((note.headings ?? '').split(' › ').at(-1) ?? '');
-  return terms.some((term) => isSymbolTerm(term) && profile.terms.includes(term)) ? terms : [];
+  return terms.some((term) => namesCode(term) && profile.terms.includes(term)) ? terms : [];
 }
 
 /** Most passages an offline follow-up answer quotes (its answer section's, when that has more). */

@@ -106,6 +106,33 @@ describe('passage ranking with the manual’s words for the question’s (issue 
     expect(best.text).toBe('Don’t actually remove anything, just show what would be done.');
   });
 
+  it('reads the entry headed by an identifier the question names as its definition (SECURE_SSL_REDIRECT)', () => {
+    // Django's settings, as the index reads them: an identifier is named as the manual heads its entry.
+    const source: SourceText = {
+      ...page(
+        [
+          '# Settings',
+          '## Core Settings',
+          '### `SECURE_REDIRECT_EXEMPT`',
+          'Default: `[]` (Empty list)',
+          "If a URL path matches a regular expression in this list, the request will not be redirected to HTTPS. The `SecurityMiddleware` strips leading slashes from URL paths, so patterns shouldn’t include them, e.g. `SECURE_REDIRECT_EXEMPT = [r'^no-ssl/$', …]`. If `SECURE_SSL_REDIRECT` is `False`, this setting has no effect.",
+          '### `SECURE_SSL_REDIRECT`',
+          'Default: `False`',
+          'If `True`, the `SecurityMiddleware` redirects all non-HTTPS requests to HTTPS (except for those URLs matching a regular expression listed in `SECURE_REDIRECT_EXEMPT`).',
+        ].join('\n\n'),
+      ),
+      title: 'Settings',
+    };
+    const blocks = blocksOf(source);
+    const passages = passagesOf(source, blocks);
+    const question = profileQuestion('What does the SECURE_SSL_REDIRECT setting do?');
+    const scores = scorePassages(question, source, blocks, passages, 1);
+    // The entry is the definition of what the question names, which an answer opens with; the
+    // setting that names it in passing is not.
+    const definitions = passages.filter((_, index) => scores[index]!.definition).map((passage) => passage.headings);
+    expect(new Set(definitions)).toEqual(new Set(['Settings › Core Settings › SECURE_SSL_REDIRECT']));
+  });
+
   it('never quotes the version stamp that heads an API entry on its own', () => {
     const text = [
       '#### `--inspect[=[host:]port]`',

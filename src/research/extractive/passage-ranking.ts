@@ -1,4 +1,4 @@
-import { isSymbolTerm, synonymStems } from '../../shared/terms.ts';
+import { namesCode, synonymStems } from '../../shared/terms.ts';
 import { coverage, definesSubject, mentionsSubject, type QuestionProfile, stems } from '../relevance.ts';
 import type { SourceText } from '../research-types.ts';
 import { isStamp } from './block-ties.ts';
@@ -153,7 +153,7 @@ export function scorePassages(
   const asQuestionWords = (tokens: string[]) =>
     standsFor.size === 0 ? tokens : tokens.map((token) => standsFor.get(token) ?? token);
   const wanted = new Set(profile.terms);
-  const symbols = new Set(profile.terms.filter(isSymbolTerm));
+  const symbols = new Set(profile.terms.filter(namesCode));
   const titled = Math.max(titledFor(profile, source.title), coverage(profile, new Set(stems(source.title))));
   // Where the page's lead ends: its first section heading below the page's own.
   const firstSection = blocks.findIndex(
