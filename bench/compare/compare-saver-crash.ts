@@ -1,7 +1,9 @@
 /**
  * LangGraph checkpointers killed at any moment: a thread of rounds of parallel nodes runs in a child
  * process that is SIGKILLed at a seeded random moment (its nodes log when they start and end), then
- * the thread is resumed; a node that had ended before the kill and runs again lost its writes.
+ * the thread is resumed; a node that had ended before the kill and runs again lost its writes: to
+ * the kill's timing (it came before they were stored), or to the saver when they had been stored
+ * (the child logs each node's writes once `putWrites` resolved).
  * QuarrySaver beside LangGraph's PostgresSaver, both on PostgreSQL: each kill moment kills both, one
  * after the other (paired, so the machine's load weighs on both alike); in a fresh process (the
  * thread is the first thing it runs, on new connections) and in a warm one (it ran a thread before).
@@ -59,6 +61,11 @@ async function killedOnce(
       .filter((line) => line.startsWith('end '))
       .map((line) => line.slice(4)),
   );
+  const stored = new Set(
+    lines(log)
+      .filter((line) => line.startsWith('saved '))
+      .map((line) => line.slice(6)),
+  );
   const before = lines(log).length;
   const saver = await openSaver(kind, schema);
   try {
@@ -69,12 +76,16 @@ async function killedOnce(
   const rerun = lines(log)
     .slice(before)
     .filter((line) => line.startsWith('start ') && ended.has(line.slice(6)));
-  return { ended: ended.size, rerun: rerun.length };
+  return {
+    ended: ended.size,
+    rerun: rerun.length,
+    storedRerun: rerun.filter((line) => stored.has(line.slice(6))).length,
+  };
 }
 
 /** Both savers, each in its own schema, killed at the same moment; which goes first alternates. */
 async function pairedKills(warm: boolean, moments: number[], folder: string) {
-  const totals = { postgres: { ended: 0, rerun: 0 }, quarry: { ended: 0, rerun: 0 } };
+  const totals = { postgres: { ended: 0, rerun: 0, storedRerun: 0 }, quarry: { ended: 0, rerun: 0, storedRerun: 0 } };
   const perKill: { postgres: number; quarry: number }[] = [];
   await inPostgresSchema(
     (postgresSchema) =>
@@ -88,6 +99,7 @@ async function pairedKills(warm: boolean, moments: number[], folder: string) {
               const result = await killedOnce(kind, schema, `thread-${index}`, afterMs, folder, warm);
               totals[kind].ended += result.ended;
               totals[kind].rerun += result.rerun;
+              totals[kind].storedRerun += result.storedRerun;
               pair[kind] = result.rerun;
             }
             perKill.push(pair);
@@ -123,6 +135,7 @@ export async function run(): Promise<void> {
           `LangGraph PostgresSaver, ${mode}`,
           totals.postgres.ended,
           totals.postgres.rerun,
+          totals.postgres.storedRerun,
           perKill.map((pair) => pair.postgres).join(' '),
           '',
         ]);
@@ -130,11 +143,12 @@ export async function run(): Promise<void> {
           `LangGraph on QuarrySaver (PostgreSQL), ${mode}`,
           totals.quarry.ended,
           totals.quarry.rerun,
+          totals.quarry.storedRerun,
           perKill.map((pair) => pair.quarry).join(' '),
           paired,
         ]);
       } catch (error) {
-        rows.push([mode, (error as Error).message.replace(/^(skipped: )+/, 'skipped: '), '', '', '']);
+        rows.push([mode, (error as Error).message.replace(/^(skipped: )+/, 'skipped: '), '', '', '', '']);
       }
     }
   } finally {
@@ -142,7 +156,14 @@ export async function run(): Promise<void> {
   }
   printTable(
     'LangGraph checkpointers killed at any moment: nodes that had ended before the kill and ran again on resume',
-    ['checkpointer', 'nodes ended before the kills', 'of them run again', 'per kill', 'kill by kill'],
+    [
+      'checkpointer',
+      'nodes ended before the kills',
+      'of them run again',
+      'of those, stored before the kill',
+      'per kill',
+      'kill by kill',
+    ],
     rows,
   );
 }

@@ -3,7 +3,8 @@
  * Runs (or continues) a LangGraph thread of ROUNDS rounds of WIDTH parallel nodes on the named
  * checkpointer in that PostgreSQL schema, logging `start <round>:<node>` and `end …` as nodes run.
  * `warm`: first runs another thread to its end (unlogged), so the measured one meets connections
- * that have already run every statement, as in a process that has been up for a while.
+ * that have already run every statement, as in a process that has been up for a while. Each node's
+ * writes, once stored, are logged too (`saved …`).
  */
 import { appendFileSync } from 'node:fs';
 import { Annotation, type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
@@ -72,6 +73,21 @@ export async function runThread(
   await app.invoke(state.next.length ? null : {}, config);
 }
 
+/**
+ * Logs `saved <round>:<node>` once the saver has stored a node's writes (its `putWrites` resolved):
+ * a node that ran again after a kill although its writes were stored was lost by the saver, not by
+ * the kill's timing.
+ */
+export function logStoredWrites(saver: BaseCheckpointSaver, log: () => string | null): void {
+  const putWrites = saver.putWrites.bind(saver);
+  saver.putWrites = async (config, writes, taskId, ...rest) => {
+    await putWrites(config, writes, taskId, ...rest);
+    const target = log();
+    if (!target) return;
+    for (const [channel, value] of writes) if (channel === 'done') appendFileSync(target, `saved ${String(value)}\n`);
+  };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [kind, schema, thread, log, warm] = process.argv.slice(2) as [
     'quarry' | 'postgres',
@@ -81,7 +97,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     string?,
   ];
   const saver = await openSaver(kind, schema);
+  let measured: string | null = null;
+  logStoredWrites(saver, () => measured);
   if (warm === 'warm') await runThread(saver, `${thread}-warm-up`, `${log}.warm-up`);
+  measured = log;
   await runThread(saver, thread, log);
   await closeSaver(saver);
 }
