@@ -4,19 +4,27 @@ import type { SessionStatus, Store } from '../store/store.ts';
 /**
  * A LangGraph thread's status as `quarry ls` shows it, kept on its session by the saver: what the
  * latest checkpoint says, without the graph. LangGraph triggers a node through its `branch:to:<node>`
- * channel: a node is next when that channel holds a value newer than the version the node last saw
- * (`StateSnapshot.next`, as the graph computes it). A thread with no next node has completed; one
+ * channel (the graph's `__start__` through `__start__`): a node is next when that channel holds a
+ * value newer than the version the node last saw (`StateSnapshot.next`, as the graph computes it). A thread with no next node has completed; one
  * with a next node stopped before its end (a crash, `interruptBefore`) and is `interrupted` until it
  * is invoked again; an `interrupt()` pending (an `__interrupt__` write) is `waiting` for its
  * `Command({ resume })`; an `__error__` write is `failed`.
  */
 
-/** The nodes a checkpoint triggers next (what `getState(config).next` would list). */
+/** The channel that triggers the graph's `__start__` node: a thread's input, before the graph ran on it. */
+const START = '__start__';
+
+/**
+ * The nodes a checkpoint triggers next (what `getState(config).next` would list): a node through
+ * its `branch:to:<node>` channel, and `__start__` through its own channel (the checkpoint of a
+ * thread's input, which the graph has not run on yet).
+ */
 export function nextNodes(checkpoint: Pick<Checkpoint, 'channel_values' | 'channel_versions' | 'versions_seen'>) {
   const next: string[] = [];
   for (const [channel, version] of Object.entries(checkpoint.channel_versions ?? {})) {
-    if (!channel.startsWith('branch:to:') || !(channel in (checkpoint.channel_values ?? {}))) continue;
-    const node = channel.slice('branch:to:'.length);
+    const node =
+      channel === START ? START : channel.startsWith('branch:to:') ? channel.slice('branch:to:'.length) : null;
+    if (node === null || !(channel in (checkpoint.channel_values ?? {}))) continue;
     const seen = checkpoint.versions_seen?.[node]?.[channel];
     if (seen === undefined || newer(version, seen)) next.push(node);
   }
