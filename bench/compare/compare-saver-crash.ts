@@ -1,9 +1,9 @@
 /**
  * LangGraph checkpointers killed at any moment: a thread of rounds of parallel nodes runs in a child
  * process that is SIGKILLed at a seeded random moment (its nodes log when they start and end), then
- * the thread is resumed; a node that had ended before the kill and runs again lost its writes: to
- * the kill's timing (it came before they were stored), or to the saver when they had been stored
- * (the child logs each node's writes once `putWrites` resolved).
+ * the thread is resumed; a node that had ended before the kill and runs again lost its writes:
+ * the kill came before they were stored, or they were stored but their checkpoint was not yet (the
+ * child logs each node's writes once `putWrites` resolved, counted in a column of their own).
  * QuarrySaver beside LangGraph's PostgresSaver, both on PostgreSQL: each kill moment kills both, one
  * after the other (paired, so the machine's load weighs on both alike); in a fresh process (the
  * thread is the first thing it runs, on new connections) and in a warm one (it ran a thread before).

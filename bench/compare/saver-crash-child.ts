@@ -74,9 +74,10 @@ export async function runThread(
 }
 
 /**
- * Logs `saved <round>:<node>` once the saver has stored a node's writes (its `putWrites` resolved):
- * a node that ran again after a kill although its writes were stored was lost by the saver, not by
- * the kill's timing.
+ * Logs `saved <round>:<node>` once the saver has stored a node's writes (its `putWrites` resolved).
+ * A node that ran again after a kill although its writes were stored lost them with the checkpoint
+ * they belong to: LangGraph runs a step's nodes while that step's checkpoint is still being put, so
+ * writes can be stored before their checkpoint is (or a saver lost what it had stored).
  */
 export function logStoredWrites(saver: BaseCheckpointSaver, log: () => string | null): void {
   const putWrites = saver.putWrites.bind(saver);
