@@ -5,9 +5,9 @@ import type { SessionStatus, Store } from '../store/store.ts';
  * A LangGraph thread's status as `quarry ls` shows it, kept on its session by the saver: what the
  * latest checkpoint says, without the graph. LangGraph triggers a node through its `branch:to:<node>`
  * channel (the graph's `__start__` through `__start__`): a node is next when that channel holds a
- * value newer than the version the node last saw (`StateSnapshot.next`, as the graph computes it). A thread with no next node has completed; one
- * with a next node stopped before its end (a crash, `interruptBefore`) and is `interrupted` until it
- * is invoked again; an `interrupt()` pending (an `__interrupt__` write) is `waiting` for its
+ * value newer than the version the node last saw (`StateSnapshot.next`, as the graph computes it).
+ * A thread with no next node has completed; one with a next node stopped before its end (a crash,
+ * `interruptBefore`) and is `interrupted` until it is invoked again; an `interrupt()` pending (an `__interrupt__` write) is `waiting` for its
  * `Command({ resume })`; an `__error__` write is `failed`.
  */
 

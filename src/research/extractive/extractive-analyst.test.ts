@@ -319,6 +319,27 @@ describe('the extractive analyst', () => {
         .run(signal)
     ).output;
     expect(answer.startsWith('> Show what would be done and clean files interactively.')).toBe(true);
+    // An identifier is named as the manual heads its entry, as an option is: a note that mentions
+    // `clean.requireForce` in passing does not answer "What does clean.require_force do?"; its entry does.
+    const mention = stored(
+      'm',
+      'git-clean(1) Manual Page › DESCRIPTION',
+      'Unless clean_require_force is false, -f is needed.',
+      1.6,
+    );
+    const setting = stored(
+      'c',
+      'git-clean(1) Manual Page › CONFIGURATION › clean_require_force',
+      'A boolean that makes git-clean refuse to run without -f.',
+      0.9,
+    );
+    const assessIdentifier = (notes: Note[]) =>
+      analyst
+        .assessFollowUp({ question: 'What does clean_require_force do?', notes, conversation: '', settings })
+        .run(signal)
+        .then((result) => result.output.action);
+    expect(await assessIdentifier([mention])).toBe('research');
+    expect(await assessIdentifier([mention, setting])).toBe('answer');
   });
 
   it('quotes another page in a follow-up answer with its passage, never its summary alone', async () => {
