@@ -15,6 +15,7 @@ const groups: Record<string, string[]> = {
     'compare/compare-crash',
     'compare/compare-fanout',
     'compare/compare-saver-crash',
+    'compare/compare-saver-writes',
   ],
   store: ['store-storage', 'store-listing', 'store-commit-latency', 'store-search'],
   engine: ['engine-overhead', 'engine-resume'],

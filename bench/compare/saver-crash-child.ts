@@ -47,6 +47,8 @@ export async function runThread(
   thread: string,
   log: string,
   resume = false,
+  /** Where each `start …` and `end …` line goes: appended to `log` unless given. */
+  record: (line: string) => void = (line) => appendFileSync(log, `${line}\n`),
 ): Promise<void> {
   const graph = new StateGraph(State)
     .addNode('plan', (state) => ({ round: state.round + 1 }))
@@ -54,9 +56,9 @@ export async function runThread(
   const nodes = Array.from({ length: WIDTH }, (_, index) => `n${index}`);
   for (const name of nodes)
     graph.addNode(name, async (state) => {
-      appendFileSync(log, `start ${state.round}:${name}\n`);
+      record(`start ${state.round}:${name}`);
       await new Promise((resolve) => setTimeout(resolve, WORK_MS));
-      appendFileSync(log, `end ${state.round}:${name}\n`);
+      record(`end ${state.round}:${name}`);
       return { done: [`${state.round}:${name}`] };
     });
   const wired = graph as unknown as StateGraph<typeof State.spec, typeof State.State, typeof State.Update, string>;
@@ -79,13 +81,18 @@ export async function runThread(
  * they belong to: LangGraph runs a step's nodes while that step's checkpoint is still being put, so
  * writes can be stored before their checkpoint is (or a saver lost what it had stored).
  */
-export function logStoredWrites(saver: BaseCheckpointSaver, log: () => string | null): void {
+export function logStoredWrites(
+  saver: BaseCheckpointSaver,
+  log: () => string | null,
+  /** Where each `saved …` line goes: appended to the file `log()` names unless given. */
+  record: (target: string, line: string) => void = (target, line) => appendFileSync(target, `${line}\n`),
+): void {
   const putWrites = saver.putWrites.bind(saver);
   saver.putWrites = async (config, writes, taskId, ...rest) => {
     await putWrites(config, writes, taskId, ...rest);
     const target = log();
     if (!target) return;
-    for (const [channel, value] of writes) if (channel === 'done') appendFileSync(target, `saved ${String(value)}\n`);
+    for (const [channel, value] of writes) if (channel === 'done') record(target, `saved ${String(value)}`);
   };
 }
 
