@@ -22,6 +22,11 @@ export interface Note {
   /** The note defines what the question asks about. */
   definition?: boolean;
   /**
+   * The note is in the entry of a symbol the question names: its innermost heading names it
+   * (`SESSION_COOKIE_AGE` for "What does the SESSION_COOKIE_AGE setting do?").
+   */
+  entry?: boolean;
+  /**
    * What the note's score owes to its page's title (a page's lead counts as much as its title is about
    * the question): left out when pages are compared, since the search has weighed titles already.
    */

@@ -124,6 +124,54 @@ describe('the answer outline (issue 42)', () => {
     );
     expect(again.sections[0]?.noteIds).toEqual(['later-first']);
   });
+  it('answers with the entry of the symbol the question names, from the best-placed page that has it', () => {
+    // Django's "What does the SESSION_COOKIE_AGE setting do?": the first search ranked the sessions
+    // topic first (its `get_expiry_age()` mentions the setting) and the settings reference second,
+    // whose entry is the setting's own.
+    const page = (id: string, path: string, score: number, lead: number | undefined, entry: boolean): Note => {
+      const { lead: _lead, ...rest } = note(id, path, score);
+      return {
+        ...rest,
+        url: `file:///docs/${id}.html`,
+        title: id,
+        text: `Passage of ${id}: words that differ from every other passage here.`,
+        ...(lead === undefined ? {} : { lead }),
+        ...(entry ? { definition: true, entry: true } : {}),
+      };
+    };
+    const question = 'What does the SESSION_COOKIE_AGE setting do?';
+    const sessions = page(
+      'sessions',
+      'How to use sessions › Using sessions in views › get_expiry_age()',
+      1.45,
+      0,
+      false,
+    );
+    const settings = page('settings', 'Settings › Sessions › SESSION_COOKIE_AGE', 1.53, 1, true);
+    // 1.53 × 0.75 (second) would lose to 1.45 × 1 (first).
+    expect(answerOutline(question, [sessions, settings], DEFAULT_RESEARCH_SETTINGS).sections[0]?.noteIds).toEqual([
+      'settings',
+    ]);
+    // When no page of the first search has the entry, the best one found later counts so too
+    // ("What does the DEFAULT_AUTO_FIELD setting do?": the first search missed the settings reference).
+    const later = page('settings', 'Settings › Sessions › SESSION_COOKIE_AGE', 1.53, undefined, true);
+    expect(answerOutline(question, [sessions, later], DEFAULT_RESEARCH_SETTINGS).sections[0]?.noteIds).toEqual([
+      'settings',
+    ]);
+    // When one has it, an entry found later keeps the lower prior of a page no first search found.
+    const another = { ...page('release', 'Release notes › SESSION_COOKIE_AGE', 1.9, undefined, true) };
+    expect(
+      answerOutline(question, [sessions, settings, another], DEFAULT_RESEARCH_SETTINGS).sections[0]?.noteIds,
+    ).toEqual(['settings']);
+    // When the first page has the entry too, a lower page's entry keeps its place ("What does
+    // get_object_or_404 do?": the shortcuts reference first, the tutorial's section on it second).
+    const shortcuts = page('shortcuts', 'Django shortcut functions › get_object_or_404()', 1.96, 0, true);
+    const tutorial = page('tutorial', 'Part 3 › A shortcut: get_object_or_404()', 2.15, 1, true);
+    expect(
+      answerOutline('What does get_object_or_404 do?', [shortcuts, tutorial], DEFAULT_RESEARCH_SETTINGS).sections[0]
+        ?.noteIds,
+    ).toEqual(['shortcuts']);
+  });
 });
 
 describe('the pages after the answer', () => {

@@ -181,15 +181,21 @@ export function answerOutline(title: string, notes: readonly Note[], settings: R
   for (const note of kept) byPage.set(note.url, [...(byPage.get(note.url) ?? []), note]);
   // Pages compared by their best passage, without what it owes to the page's title (the search
   // weighed titles already: a page is never put above the search's first for a title-word match),
-  // times the prior of the page's place in the run's first search.
+  // times the prior of the page's place in the run's first search. The entry that defines a symbol
+  // the question names counts as if on the first page, on the best-placed page that has one (a page
+  // of the first search before one found later): the sessions topic that mentions SESSION_COOKIE_AGE,
+  // ranked first, does not answer before the setting's own entry on the settings reference, second.
   const prior = priors(notes);
+  const placed = (url: string) => prior.get(url) ?? UNSEARCHED_PRIOR;
+  const defines = (note: Note) => note.definition === true && note.entry === true;
+  const entryPlaces = [...byPage.entries()].flatMap(([url, members]) => (members.some(defines) ? [placed(url)] : []));
+  const entryPlace = Math.max(0, ...entryPlaces);
+  const weight = (url: string, note: Note) => (defines(note) && placed(url) === entryPlace ? 1 : placed(url));
   const pages = [...byPage.entries()]
     .map(([url, members]) => ({
       url,
       members,
-      score:
-        Math.max(...members.map((note) => (note.score ?? 0) - (note.titleBonus ?? 0))) *
-        (prior.get(url) ?? UNSEARCHED_PRIOR),
+      score: Math.max(...members.map((note) => ((note.score ?? 0) - (note.titleBonus ?? 0)) * weight(url, note))),
     }))
     .sort((a, b) => b.score - a.score || a.url.localeCompare(b.url));
   const [answer, ...others] = pages as [(typeof pages)[number], ...typeof pages];

@@ -342,6 +342,41 @@ describe('the extractive analyst', () => {
     expect(await assessIdentifier([mention, setting])).toBe('answer');
   });
 
+  it('marks the notes of the entry of a symbol the question names, and only those', async () => {
+    // The answer's outline weighs such an entry as if on the first search's first page
+    // (answer-outline.test.ts): "What does the SESSION_COOKIE_AGE setting do?" on Django's manual.
+    const question = 'What does the SESSION_COOKIE_AGE setting do?';
+    const sessions = source(
+      'file:///docs/sessions.html',
+      'How to use sessions',
+      [
+        '# How to use sessions',
+        '## Using sessions in views',
+        '### get_session_cookie_age()',
+        'Returns the age of session cookies, in seconds. Defaults to SESSION_COOKIE_AGE.',
+      ].join('\n\n'),
+    );
+    const reference = source(
+      'file:///docs/settings.html',
+      'Settings',
+      [
+        '# Settings',
+        '## Sessions',
+        '### SESSION_COOKIE_AGE',
+        'Default: 1209600 (2 weeks, in seconds)',
+        'The age of session cookies, in seconds.',
+        '### SESSION_COOKIE_NAME',
+        'The name of the cookie to use for sessions.',
+      ].join('\n\n'),
+    );
+    const notes = [...(await notesOf(question, sessions, 'a')), ...(await notesOf(question, reference, 'b'))];
+    expect(notes.some((note) => note.headings?.endsWith('get_session_cookie_age()'))).toBe(true);
+    expect(notes.filter((note) => note.entry).map((note) => note.headings)).toEqual([
+      'Settings › Sessions › SESSION_COOKIE_AGE',
+    ]);
+    expect(notes.find((note) => note.entry)?.definition).toBe(true);
+  });
+
   it('quotes another page in a follow-up answer with its passage, never its summary alone', async () => {
     const stored = (
       id: string,

@@ -158,6 +158,7 @@ export class ExtractiveAnalyst implements Analyst {
           ...(passage.headings ? { headings: passage.headings } : {}),
           ...(source.lead !== undefined ? { lead: source.lead } : {}),
           ...(definition ? { definition: true } : {}),
+          ...(entryTerms(profile, passage).length > 0 ? { entry: true } : {}),
           ...(titleBonus > 0 ? { titleBonus } : {}),
           ...(isSummary ? { summary: true } : {}),
           // The note is the source's own text, placed by its offsets.
@@ -300,7 +301,7 @@ export class ExtractiveAnalyst implements Analyst {
  * The terms of a note's innermost heading when that heading names a symbol the question asks about
  * (the note is that symbol's entry: "-i, --interactive" for "What does -i do?"); none otherwise.
  */
-function entryTerms(profile: QuestionProfile, note: Note): string[] {
+function entryTerms(profile: QuestionProfile, note: Pick<Note, 'headings'>): string[] {
   const terms = stems((note.headings ?? '').split(' › ').at(-1) ?? '');
   return terms.some((term) => namesCode(term) && profile.terms.includes(term)) ? terms : [];
 }
