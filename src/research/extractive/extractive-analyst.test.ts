@@ -377,6 +377,49 @@ describe('the extractive analyst', () => {
     expect(notes.find((note) => note.entry)?.definition).toBe(true);
   });
 
+  it('answers a follow-up by its own symbols: an entry stored for an earlier question is not one for it', async () => {
+    // Stored by "What does the SESSION_COOKIE_AGE setting do?": the setting's entry, on the first
+    // search's second page. "What is the age of session cookies?" names no symbol, so the pages keep
+    // their places.
+    const entry: Note = {
+      id: 'a',
+      url: 'file:///docs/settings.html',
+      title: 'Settings',
+      text: 'Default: 1209600 (2 weeks, in seconds)\n\nThe age of session cookies, in seconds.',
+      query: 'session_cookie_age setting',
+      iteration: 1,
+      score: 1.5,
+      headings: 'Settings › Sessions › SESSION_COOKIE_AGE',
+      lead: 1,
+      definition: true,
+      entry: true,
+    };
+    const method: Note = {
+      id: 'm',
+      url: 'file:///docs/sessions.html',
+      title: 'How to use sessions',
+      text: 'Returns the age of session cookies, in seconds. Defaults to SESSION_COOKIE_AGE.',
+      query: 'session_cookie_age setting',
+      iteration: 1,
+      score: 1,
+      headings: 'How to use sessions › Using sessions in views › get_session_cookie_age()',
+      lead: 0,
+    };
+    const answer = (
+      await analyst
+        .answer({
+          question: 'What is the age of session cookies?',
+          notes: [entry, method],
+          report: '',
+          conversation: '',
+          citationFor: { [entry.url]: 1, [method.url]: 2 },
+          settings,
+        })
+        .run(signal)
+    ).output;
+    expect(answer.startsWith('> Returns the age of session cookies, in seconds.')).toBe(true);
+  });
+
   it('quotes another page in a follow-up answer with its passage, never its summary alone', async () => {
     const stored = (
       id: string,

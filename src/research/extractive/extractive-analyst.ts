@@ -274,7 +274,14 @@ export class ExtractiveAnalyst implements Analyst {
         const defines = profile.kind === 'definition' && entry.length > 0;
         const covered = coverage(profile, new Set([...termsOf(note), ...entry]));
         const score = covered + (note.score ?? 0) * 0.1 + (defines ? DEFINITION_WEIGHT : 0);
-        return { ...note, ...(defines ? { definition: true } : {}), score: Number(score.toFixed(4)) };
+        // Whether it is an entry is the follow-up's to say, not the question that stored it.
+        const { entry: _stored, ...rest } = note;
+        return {
+          ...rest,
+          ...(defines ? { definition: true } : {}),
+          ...(entry.length > 0 ? { entry: true } : {}),
+          score: Number(score.toFixed(4)),
+        };
       });
       const outline = answerOutline(
         shortTitle(question),
