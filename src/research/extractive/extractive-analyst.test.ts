@@ -377,7 +377,7 @@ describe('the extractive analyst', () => {
     expect(notes.find((note) => note.entry)?.definition).toBe(true);
   });
 
-  it('answers a follow-up by its own symbols: an entry stored for an earlier question is not one for it', async () => {
+  it('answers a follow-up by its own symbols: an entry stored for an earlier question is not one for it, in its answer and its report', async () => {
     // Stored by "What does the SESSION_COOKIE_AGE setting do?": the setting's entry, on the first
     // search's second page. "What is the age of session cookies?" names no symbol, so the pages keep
     // their places.
@@ -388,7 +388,7 @@ describe('the extractive analyst', () => {
       text: 'Default: 1209600 (2 weeks, in seconds)\n\nThe age of session cookies, in seconds.',
       query: 'session_cookie_age setting',
       iteration: 1,
-      score: 1.5,
+      score: 1.2,
       headings: 'Settings › Sessions › SESSION_COOKIE_AGE',
       lead: 1,
       definition: true,
@@ -418,6 +418,13 @@ describe('the extractive analyst', () => {
         .run(signal)
     ).output;
     expect(answer.startsWith('> Returns the age of session cookies, in seconds.')).toBe(true);
+    // The same in the report of a follow-up that researched again, whose outline has these notes too.
+    const outline = (
+      await analyst
+        .outline({ question: 'What is the age of session cookies?', notes: [entry, method], settings })
+        .run(signal)
+    ).output;
+    expect(outline.sections[0]?.noteIds[0]).toBe('m');
   });
 
   it('quotes another page in a follow-up answer with its passage, never its summary alone', async () => {

@@ -211,7 +211,13 @@ export class ExtractiveAnalyst implements Analyst {
   outline({ question, notes, settings, feedback, previous }: Parameters<Analyst['outline']>[0]) {
     return local((): Outline => {
       if (feedback && previous) return applyFeedback(previous, feedback, notes);
-      return answerOutline(shortTitle(question), notes, settings);
+      // A follow-up's report outlines earlier runs' notes too: which are entries is this question's to say.
+      const profile = profileQuestion(question);
+      return answerOutline(
+        shortTitle(question),
+        notes.map((note) => asEntryFor(profile, note)),
+        settings,
+      );
     });
   }
 
@@ -274,12 +280,9 @@ export class ExtractiveAnalyst implements Analyst {
         const defines = profile.kind === 'definition' && entry.length > 0;
         const covered = coverage(profile, new Set([...termsOf(note), ...entry]));
         const score = covered + (note.score ?? 0) * 0.1 + (defines ? DEFINITION_WEIGHT : 0);
-        // Whether it is an entry is the follow-up's to say, not the question that stored it.
-        const { entry: _stored, ...rest } = note;
         return {
-          ...rest,
+          ...asEntryFor(profile, note),
           ...(defines ? { definition: true } : {}),
-          ...(entry.length > 0 ? { entry: true } : {}),
           score: Number(score.toFixed(4)),
         };
       });
@@ -311,6 +314,15 @@ export class ExtractiveAnalyst implements Analyst {
 function entryTerms(profile: QuestionProfile, note: Pick<Note, 'headings'>): string[] {
   const terms = stems((note.headings ?? '').split(' › ').at(-1) ?? '');
   return terms.some((term) => namesCode(term) && profile.terms.includes(term)) ? terms : [];
+}
+
+/**
+ * The note with `entry` as this question says: a note stored for an earlier question (a follow-up's
+ * context) was that question's entry, not necessarily this one's.
+ */
+function asEntryFor(profile: QuestionProfile, note: Note): Note {
+  const { entry: _stored, ...rest } = note;
+  return entryTerms(profile, note).length > 0 ? { ...rest, entry: true } : rest;
 }
 
 /** Most passages an offline follow-up answer quotes (its answer section's, when that has more). */
