@@ -46,7 +46,7 @@ interface LabeledQuestion {
   phrases: string[];
 }
 
-interface QuestionSet {
+export interface QuestionSet {
   corpus: string;
   package: string;
   /** Every question in one half (a set kept only for checking generalization); default: alternate. */
@@ -56,7 +56,7 @@ interface QuestionSet {
   questions: LabeledQuestion[];
 }
 
-type Half = 'dev' | 'test';
+export type Half = 'dev' | 'test';
 
 /**
  * Where a report's missing answer phrase was: in a passage noted but not quoted; in what was read of a
@@ -146,7 +146,7 @@ export function reportSources(report: string): string[] {
 }
 
 /** A page as the labels name it: relative to the corpus, with the set's aliases applied. */
-function pageOf(set: QuestionSet, path: string): string {
+export function pageOf(set: QuestionSet, path: string): string {
   let page = relative(set.corpus, path);
   for (const alias of set.aliases ?? []) page = page.replace(new RegExp(alias.from), alias.to);
   return page;
@@ -424,7 +424,7 @@ async function fromJournals(
   }
 }
 
-function halfOf(set: QuestionSet, index: number): Half {
+export function halfOf(set: QuestionSet, index: number): Half {
   return set.split ?? (index % 2 === 0 ? 'dev' : 'test');
 }
 
