@@ -19,7 +19,7 @@ import {
   withoutCodeBlocks,
   withoutCutLeadIn,
 } from './passages.ts';
-import { feedbackTerms, isNewQuery, planFollowUpQueries, planQueries, surfaceTerms } from './queries.ts';
+import { coreWeight, feedbackTerms, isNewQuery, planFollowUpQueries, planQueries, surfaceTerms } from './queries.ts';
 
 /** A local computation as an analyst call (no model, nothing to journal as a prompt). */
 function local<T>(compute: () => T): AnalystCall<T> {
@@ -190,7 +190,7 @@ export class ExtractiveAnalyst implements Analyst {
       const profile = profileQuestion(question);
       const surface = surfaceTerms(question);
       const core = [...profile.terms]
-        .sort((a, b) => (profile.weights.get(b) ?? 1) - (profile.weights.get(a) ?? 1))
+        .sort((a, b) => coreWeight(profile, b) - coreWeight(profile, a))
         .slice(0, 2)
         .map((term) => surface.get(term) ?? term);
       const expansion = feedbackTerms(useful, profile.terms);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { queryTerms, symbolTerms } from '../../shared/terms.ts';
+import { parseResearchSettings } from '../research-settings.ts';
+import { ExtractiveAnalyst } from './extractive-analyst.ts';
 import { isNewQuery, planQueries } from './queries.ts';
 
 describe('searching as users type (issue 42)', () => {
@@ -44,5 +46,40 @@ describe('searching as users type (issue 42)', () => {
     expect(isNewQuery('assign 10.0.0.1 eth0', [], 2)).toBe(true);
     expect(isNewQuery('eth0 eth0', [], 2)).toBe(false);
     expect(isNewQuery('eth0 assign', ['assign eth0'], 2)).toBe(false);
+  });
+});
+
+describe('the words a question asks with are not what it asks about (issue 42)', () => {
+  const question = 'How do I make sure no two rows have the same pair of values in two columns?';
+
+  it('never makes "make sure" a core term of the first searches', () => {
+    const queries = planQueries(question, 3);
+    // All the question's words are still searched together; the short search is of its topic.
+    expect(queries[0]).toContain('make');
+    expect(queries[1]).toBe('columns rows');
+    expect(planQueries('How do I make a deep copy?', 3)).toEqual(['make deep copy', 'deep copy']);
+    // A question of framing words only is still searched by them.
+    expect(planQueries('How do I make it possible?', 3)).toEqual(['make']);
+  });
+
+  it('keeps them out of every feedback search', async () => {
+    const settings = parseResearchSettings({});
+    const text = (extra: string) =>
+      `Use a unique constraint in the model Meta options to enforce uniqueness across fields ${extra}.`;
+    const notes = ['together', 'declared', 'database'].map((extra, index) => ({
+      id: `n${index}`,
+      url: `file:///docs/${index}.html`,
+      title: 'Model Meta options',
+      text: text(extra),
+      query: question,
+      iteration: 1,
+      score: 0.8,
+    }));
+    const analysis = await new ExtractiveAnalyst()
+      .analyze({ question, notes, newNotes: notes, iteration: 1, asked: [], settings })
+      .run(new AbortController().signal);
+    expect(analysis.output.done).toBe(false);
+    expect(analysis.output.nextQueries.length).toBeGreaterThan(0);
+    for (const query of analysis.output.nextQueries) expect(query.startsWith('columns rows ')).toBe(true);
   });
 });

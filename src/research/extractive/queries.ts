@@ -1,5 +1,5 @@
 import { symbolsOf } from '../../shared/terms.ts';
-import { markCode, profileQuestion, stems } from '../relevance.ts';
+import { markCode, profileQuestion, type QuestionProfile, stems } from '../relevance.ts';
 import type { Note } from '../research-types.ts';
 
 /**
@@ -60,7 +60,7 @@ export function planQueries(question: string, count: number): string[] {
   const prose = proseOf(question);
   const profile = profileQuestion(profileQuestion(prose).terms.length >= 2 ? prose : question);
   const surface = surfaceTerms(question);
-  const weight = (term: string) => profile.weights.get(term) ?? 1;
+  const weight = (term: string) => coreWeight(profile, term);
   // The heaviest terms (ties: the earlier), kept in the question's order.
   const heaviest = [...profile.terms]
     .map((term, index) => ({ term, index }))
@@ -81,6 +81,23 @@ export function planQueries(question: string, count: number): string[] {
     if (isNewQuery(query, queries, profile.terms.length)) queries.push(query);
   if (queries.length === 0) queries.push(question.replace(/\s+/g, ' ').trim().slice(0, 300));
   return queries.slice(0, count);
+}
+
+/**
+ * Words that say how a question asks, not what it asks about: "make sure", "a way to", "get", "want".
+ * "How do I make sure no two rows have the same pair of values…" was searched as "columns make", and
+ * "How do I make Django store times…" fed back as "make django …" in every later search.
+ */
+const framing = new Set(stems('make sure want need way get let able possible'));
+const FRAMING_WEIGHT = 0.25;
+
+/**
+ * A question term's weight when its heaviest terms are chosen (the first searches' and every feedback
+ * search's core): its weight in the question, a framing word's least, so it is a core term only when
+ * the question has too few others, and the first left out of a long question's search.
+ */
+export function coreWeight(profile: QuestionProfile, term: string): number {
+  return framing.has(term) ? FRAMING_WEIGHT : (profile.weights.get(term) ?? 1);
 }
 
 /** Most expansion words a round of feedback adds, best first. */
