@@ -16,7 +16,8 @@
  *
  * Usage: `QUALITY_KEEP=<folder> npm run bench -- quality` first (it keeps each set's home), then
  * `node --import tsx bench/quality-replay.ts <folder> [dev|test]`. Replaying the test half is
- * measuring it: tune on the dev half only.
+ * measuring it: tune on the dev half only. Opening a kept store with this checkout migrates it, as
+ * the benchmark's own reading of its journals does.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

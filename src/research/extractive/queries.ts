@@ -84,7 +84,9 @@ export function planQueries(question: string, count: number): string[] {
 }
 
 /**
- * Words that say how a question asks, not what it asks about: "make sure", "a way to", "get", "want".
+ * Words that say how a question asks, not what it asks about: "make sure", "let", "able", and the
+ * forms of "get", "want", "need", "way" and "possible" that `profileQuestion` keeps ("gets", "wants",
+ * "ways": it drops the bare words), matched by stem.
  * "How do I make sure no two rows have the same pair of values…" was searched as "columns make", and
  * "How do I make Django store times…" fed back as "make django …" in every later search.
  */
