@@ -232,6 +232,35 @@ describe('the extractive analyst', () => {
     expect(first?.url).toBe(titled.url);
   });
 
+  it('takes no note of a lead-in alone whose announced text was not read (issue 42)', async () => {
+    // PostgreSQL's ALTER TABLE examples, read in two excerpts: the first ends on a lead-in, and the
+    // command it announces is not the text that follows (the second excerpt is from further down).
+    const first = [
+      '```\nALTER TABLE distributors VALIDATE CONSTRAINT distfk;\n```',
+      'To add a (multicolumn) unique constraint to a table:',
+      '```\nALTER TABLE distributors ADD CONSTRAINT dist_id_zipcode_key UNIQUE (dist_id, zipcode);\n```',
+      'To add an automatically named primary key constraint to a table, noting that a table can only ever have one primary key:',
+      '```\nALTER TABLE distributors ADD PRIMARY KEY (dist_id);\n```',
+      'To move a table to a different tablespace:',
+      '```\nALTER TABLE distributors SET TABLESPACE fasttablespace;\n```',
+      'To move a table to a different schema:',
+      '```\nALTER TABLE myschema.distributors SET SCHEMA yourschema;\n```',
+      'To recreate a primary key constraint, without blocking updates while the index is rebuilt:',
+    ].join('\n\n');
+    const second = '```\nALTER TABLE measurement\n    DETACH PARTITION measurement_y2015m12;\n```';
+    const examples: SourceText = {
+      ...source('file:///docs/sql-altertable.html', 'ALTER TABLE', `${first}\n\n${second}`),
+      segments: [
+        { at: 0, start: 46631, headings: 'ALTER TABLE › Examples' },
+        { at: first.length + 2, start: 48314, headings: 'ALTER TABLE › Examples' },
+      ],
+    };
+    const notes = await notesOf('How do I add an index to a big table without blocking writes?', examples);
+    expect(notes.length).toBeGreaterThan(0);
+    expect(notes.some((note) => note.text.includes('To recreate a primary key constraint'))).toBe(false);
+    expect(notes.every((note) => !/:\s*$/.test(note.text))).toBe(true);
+  });
+
   it('quotes the passage that says how whole, with the command its lead-in announces, under where it is', async () => {
     const tutorial = source(
       'file:///docs/tutorial/venv.html',

@@ -5,6 +5,7 @@ import { coverage, profileQuestion, type QuestionProfile, stems } from '../relev
 import type { ResearchSettings } from '../research-settings.ts';
 import type { Note, Outline, SourceText } from '../research-types.ts';
 import { answerOutline, placeOf } from './answer-outline.ts';
+import { announces } from './block-ties.ts';
 import { withAnnounced } from './definition-entries.ts';
 import { lastHeading } from './headings.ts';
 import { applyFeedback } from './outline-feedback.ts';
@@ -142,8 +143,12 @@ export class ExtractiveAnalyst implements Analyst {
         entry.definition ||= inside.some((other) => other.definition);
         for (const other of inside) chosen.splice(chosen.indexOf(other), 1);
       }
-      return chosen.map(({ passage: whole, score, definition, titleBonus, summary: isSummary }, index) => {
-        const passage = withoutCutLeadIn(source, blocks, whole);
+      // A lead-in alone ("To recreate a primary key constraint…:"), what it announces not read or not
+      // quotable with it, shows nothing: it is no note.
+      const quoted = chosen
+        .map((entry) => ({ ...entry, passage: withoutCutLeadIn(source, blocks, entry.passage) }))
+        .filter(({ passage }) => passage.first !== passage.last || !announces(blocks[passage.first]!));
+      return quoted.map(({ passage, score, definition, titleBonus, summary: isSummary }, index) => {
         const heading = lastHeading(passage.headings);
         return {
           id: `${idPrefix}-${index}`,

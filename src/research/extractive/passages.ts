@@ -334,7 +334,8 @@ export function passagesOf(source: SourceText, blocks: readonly Block[] = blocks
 /**
  * `passage` without a last block that announces what follows it ("For instance, assume the SSH
  * server doesn't work:"): what it announces is not quoted with it (too long to come along, or not
- * read), and a quote never ends on a lead-in's colon, unless the lead-in is all it is.
+ * read), and a quote never ends on a lead-in's colon. A lead-in that is all the passage is stays as
+ * it is; the analyst takes no note of it.
  */
 export function withoutCutLeadIn(source: SourceText, blocks: readonly Block[], passage: Passage): Passage {
   let last = passage.last;

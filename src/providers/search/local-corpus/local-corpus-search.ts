@@ -176,10 +176,14 @@ export class LocalCorpusSearch implements SearchProvider {
     // In that order of importance, as long as they fit.
     const kept: PassageHit[] = [];
     let size = 0;
+    // What a kept passage announces ("…without blocking updates while the index is rebuilt:") is
+    // read with it even past the budget: a lead-in alone shows nothing.
+    const announced = (position: number) => endsAnnouncing(byPosition.get(position - 1)?.text);
     for (const position of withAnnouncedNext(wanted, (at) => byPosition.get(at)?.text)) {
       const passage = byPosition.get(position);
-      if (!passage || kept.includes(passage) || (kept.length > 0 && size + passage.text.length > CONTENT_CHARS))
-        continue;
+      if (!passage || kept.includes(passage)) continue;
+      const owed = announced(position) && kept.includes(byPosition.get(position - 1)!);
+      if (kept.length > 0 && !owed && size + passage.text.length > CONTENT_CHARS) continue;
       kept.push(passage);
       size += passage.text.length + 2;
     }
@@ -204,7 +208,19 @@ export function withAnnouncedNext(
   positions: readonly number[],
   textAt: (position: number) => string | undefined,
 ): number[] {
-  return positions.flatMap((position) =>
-    /:\s*$/.test(textAt(position) ?? '') ? [position, position + 1] : [position],
-  );
+  return positions.flatMap((position) => (endsAnnouncing(textAt(position)) ? [position, position + 1] : [position]));
+}
+
+/**
+ * True when a passage's last paragraph is prose that ends on a colon ("The correct version of the
+ * function reads:"), not a line of code that does ("def batched(iterable, n):", "else:"), which is
+ * where the index cuts a long code block.
+ */
+export function endsAnnouncing(text: string | undefined): boolean {
+  if (!text || !/:\s*$/.test(text)) return false;
+  // Inside a code block: its fence is open.
+  if ((text.match(/^\s*```/gm) ?? []).length % 2 === 1) return false;
+  const line = text.trimEnd().split('\n').at(-1) ?? '';
+  // Indented, a call or signature ("def batched(iterable, n):"), or a bare keyword ("else:").
+  return !/^\s/.test(line) && !/\)\s*:$/.test(line) && !/^[a-z_]+:$/.test(line);
 }

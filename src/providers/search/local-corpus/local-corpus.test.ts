@@ -10,7 +10,7 @@ import { sqliteHarness } from '../../../store/sqlite/sqlite-harness.ts';
 import { extractHtml } from '../../extract/extract-html.ts';
 import { chunkText, isNavigationText } from './chunk-text.ts';
 import { indexFolders } from './index-folders.ts';
-import { LocalCorpusSearch, withAnnouncedNext } from './local-corpus-search.ts';
+import { endsAnnouncing, LocalCorpusSearch, withAnnouncedNext } from './local-corpus-search.ts';
 
 const fixtures = new URL('../../../../test/fixtures/corpus/', import.meta.url).pathname;
 
@@ -67,6 +67,35 @@ function describeCorpus(harness: StoreHarness, skipReason: string | null) {
         expect(text).toContain('A bearing lets a shaft turn with little friction.');
         expect(text).toContain('This manual explains the whole machine.');
         expect(segments!.every((segment, index) => index === 0 || segment.at > segments![index - 1]!.at)).toBe(true);
+      });
+
+      it('reads what a lead-in announces with it, even past the read budget (issue 42)', async () => {
+        // Passages of about 860 characters: the hit, the page opening, the section's start, the passage
+        // after the hit, then the next but one, which ends on a lead-in, fill most of the budget.
+        const filler = (topic: string, length = 17) =>
+          Array.from({ length }, (_, index) => `Sentence ${index} on ${topic} says little of use here.`).join(' ');
+        const steps = Array.from({ length: 24 }, (_, index) => `SELECT rebuild_step(${index}, 'distributors');`);
+        writeFileSync(
+          join(folder, 'indexes.md'),
+          [
+            '# Index maintenance',
+            filler('openings'),
+            '## Rebuilding',
+            filler('sections'),
+            `Rebuild a flanged index when it bloats. ${filler('bloat')}`,
+            filler('planning'),
+            `${filler('locks', 15)} To rebuild the flanged index without blocking writes:`,
+            `\`\`\`\n${steps.join('\n')}\n\`\`\``,
+            filler('statistics'),
+          ].join('\n\n'),
+        );
+        await indexFolders(database.store, [folder]);
+        const search = new LocalCorpusSearch(database.store, [folder]);
+        const [hit] = await search.search('rebuild flanged index bloats', { maxResults: 1 });
+        expect(hit!.url).toContain('indexes.md');
+        const { text } = await search.read(hit!);
+        expect(text).toContain('To rebuild the flanged index without blocking writes:');
+        expect(text).toContain(`${steps.at(-1)}\n\`\`\``);
       });
 
       it('searches a page once: its source mirror and an aggregate of all pages are found at indexing and left out (issue 31)', async () => {
@@ -336,6 +365,22 @@ describe('chunkText', () => {
       [8, '##### Builtin: m4exit (code)'],
     ]);
     expect(withAnnouncedNext([4, 0, 7, 2, 9], (at) => texts.get(at))).toEqual([4, 0, 7, 8, 2, 9]);
+  });
+
+  it('takes a line of code that ends on a colon for no lead-in: the index cuts long code blocks there (issue 42)', () => {
+    expect(
+      endsAnnouncing('The solution is easy: temporarily increment the reference count. The correct version reads:'),
+    ).toBe(true);
+    expect(endsAnnouncing('To recreate a primary key constraint, without blocking updates:\n')).toBe(true);
+    // Python's itertools recipes, cut by the index inside their code block, with or without its fence.
+    expect(
+      endsAnnouncing('def take(n, iterable):\n    return list(islice(iterable, n))\n\ndef batched(iterable, n):'),
+    ).toBe(false);
+    expect(endsAnnouncing('```\nfor item in items:\n    if item:\n        count += 1\n    else:')).toBe(false);
+    expect(endsAnnouncing('    except AttributeError:')).toBe(false);
+    expect(endsAnnouncing('else:')).toBe(false);
+    expect(endsAnnouncing('Note:')).toBe(true);
+    expect(withAnnouncedNext([3], () => 'def batched(iterable, n):')).toEqual([3]);
   });
 
   it('keeps whole paragraphs within a section, with offsets, headings and link density', () => {
