@@ -312,6 +312,23 @@ describe('blocks and passages (issue 42)', () => {
     expect(passagesOf(page)[0]!.text).toBe(`${first} ${second}`);
   });
 
+  it('reads a code block the index cut in two as one block: its second part, without a fence, is code', () => {
+    // Python's itertools recipes: the index cut the recipes' code block after a line ending on a colon.
+    const first = '```\ndef take(n, iterable):\n    return list(islice(iterable, n))\n\ndef batched(iterable, n):';
+    const second = "    # batched('ABCDEFG', 3) --> ABC DEF G\n    it = iter(iterable)\n```";
+    const after = 'The recipes show the tools combined.';
+    const text = `${first}\n\n${second}\n\n${after}`;
+    const page = source(text, [
+      { at: 0, start: 100, headings: 'Recipes' },
+      { at: first.length + 2, start: 100 + first.length + 1, headings: 'Recipes' },
+    ]);
+    const blocks = blocksOf(page);
+    expect(blocks.map((block) => block.kind)).toEqual(['code', 'paragraph']);
+    expect(blocks[0]!.text).toBe(`${first}\n${second}`);
+    expect(blocks.some((block) => block.text.startsWith('    # batched'))).toBe(false);
+    expect(passagesOf(page).every((passage) => !passage.text.endsWith('def batched(iterable, n):'))).toBe(true);
+  });
+
   it('never runs a passage across a gap between the parts of a document that were read', () => {
     const first = 'The first part ends here with a lead-in:';
     const second = '```\ncode from much later\n```';

@@ -70,6 +70,11 @@ function gapBetween(
   return gap >= 0 && gap <= limit ? gap : -1;
 }
 
+/** True when a code block's text ends with its closing fence (it opens with one). */
+function closesFence(text: string): boolean {
+  return (text.match(/^\s*```/gm) ?? []).length >= 2;
+}
+
 /** A definition list's term (an option, a function, a glossary entry): extraction writes each as a level-5 heading. */
 export const TERM_LEVEL = 5;
 
@@ -125,6 +130,10 @@ export function blocksOf(source: SourceText): Block[] {
       offset += line.length + 1;
     }
     const path = () => [base, ...stack.map((entry) => entry.text)].filter(Boolean).join(' › ');
+    // A code block the index cut in two goes on at this segment's start without its fence: its
+    // lines are code up to the closing fence ("# a comment" is no heading).
+    let continuing =
+      cutBefore > 0 && blocks[cutBefore - 1]!.kind === 'code' && !closesFence(blocks[cutBefore - 1]!.text);
     const push = (kind: BlockKind, from: number, to: number) => {
       const start = lineStart[from]!;
       const end = lineStart[to]! + lines[to]!.length;
@@ -139,7 +148,7 @@ export function blocksOf(source: SourceText): Block[] {
         at += 1;
         continue;
       }
-      const heading = headingLine.exec(trimmed);
+      const heading = continuing ? null : headingLine.exec(trimmed);
       if (heading) {
         const text = heading[2]!.replace(/`/g, '').trim();
         const level = heading[1]!.length;
@@ -165,7 +174,11 @@ export function blocksOf(source: SourceText): Block[] {
       }
       const first = at;
       let kind: BlockKind = 'paragraph';
-      if (trimmed.startsWith('```')) {
+      if (continuing) {
+        kind = 'code';
+        continuing = false;
+        while (at < lines.length - 1 && !lines[at]!.trim().startsWith('```')) at += 1;
+      } else if (trimmed.startsWith('```')) {
         kind = 'code';
         at += 1;
         while (at < lines.length && !lines[at]!.trim().startsWith('```')) at += 1;
@@ -202,7 +215,10 @@ export function blocksOf(source: SourceText): Block[] {
     const next = blocks[cutBefore];
     if (cutBefore > 0 && previous && next && previous.kind === next.kind && previous.kind !== 'heading') {
       const joiner = gap === 0 ? '' : previous.kind === 'paragraph' ? ' ' : '\n';
-      blocks.splice(cutBefore - 1, 2, { ...previous, text: `${previous.text}${joiner}${next.text}`, end: next.end });
+      // (The gap counts from the segment's text without its trailing blank lines, which a code block
+      // left open at its end holds.)
+      const text = `${previous.text.trimEnd()}${joiner}${next.text}`;
+      blocks.splice(cutBefore - 1, 2, { ...previous, text, end: next.end });
     }
   }
   return blocks;
